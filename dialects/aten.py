@@ -1,0 +1,426 @@
+"""The ``aten`` dialect: every ATen operator overload, as PyTorch's schema declares it.
+
+The ops are not a hand-written list. ``aten_ops.json`` (generated from PyTorch's
+operator registry) holds every overload's schema, and the op class of an
+overload is built from its schema the first time a context asks for it
+(``HopcContext`` in ``hopc.ir.context``), so parsing a file costs only the ops
+it uses and never imports torch.
+
+An ATen op ``aten.<name>[.<overload>]`` has
+- one operand group per tensor argument, in schema order: ``Tensor`` is one
+  operand, ``Tensor?`` zero or one, ``Tensor[]``/``Tensor?[]`` any number
+  (``operandSegmentSizes`` when several groups vary; the positions of ``None``
+  in a ``Tensor?[]`` list are the property ``<arg>_nones``);
+- one property per other argument, named as in the schema, omitted when the
+  argument takes its default (ints are ``i64``, floats ``f64``, bools ``i1``,
+  symbolic ints ``#hop.expr<...>``, dtypes MLIR element types, devices,
+  layouts and memory formats strings, ``None`` is ``#hop.none``);
+- one result per schema return (``Tensor[]`` returns are variadic).
+
+Custom form::
+
+    %r = aten.add.Tensor(%a, %b) {alpha = 2 : i64} : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    %c = aten.cat([%a, %b]) {dim = 0 : i64} : (...) -> ...
+    %y = aten.index.Tensor(%x, [none, %i]) : (...) -> ...
+
+Effects: an op that mutates an argument (``Tensor(a!)``) or draws random
+numbers writes; every other op only reads its operands (a later in-place op may
+change them, so at the captured level reads are not pure; see ``passes/cse.py``).
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    AttrSizedResultSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+from xdsl.utils.exceptions import VerifyException
+
+from hopc.dialects import aten_schema
+from hopc.dialects.aten_schema import Argument, Schema
+from hopc.ir.types import DTYPE_NAME_BY_ELEMENT_TYPE, ExprAttr, NoneAttr, TensorType
+
+_RESERVED_FIELD_NAMES = frozenset(dir(IRDLOperation)) | frozenset(keyword.kwlist)
+
+
+def _field_name(argument_name: str) -> str:
+    """The Python accessor of an argument: its name, with ``_`` added on a clash."""
+    return f"{argument_name}_" if argument_name in _RESERVED_FIELD_NAMES else argument_name
+
+
+def _nones_property(argument: Argument) -> str:
+    return f"{argument.name}_nones"
+
+
+class AtenOp(IRDLOperation):
+    """Base of every ATen op class; ``schema`` is the overload's schema."""
+
+    SCHEMA: ClassVar[Schema]
+
+    # ----------------------------------------------------------------- queries for passes
+
+    def operand_groups(self) -> list[tuple[Argument, list[SSAValue]]]:
+        """Each tensor argument with the operands passed for it, in schema order."""
+        groups = []
+        for argument in self.SCHEMA.operand_arguments:
+            value = getattr(self, _field_name(argument.name))
+            if value is None:
+                groups.append((argument, []))
+            elif isinstance(value, SSAValue):
+                groups.append((argument, [value]))
+            else:
+                groups.append((argument, list(value)))
+        return groups
+
+    def argument_attribute(self, name: str) -> Attribute | None:
+        """The property of a non-tensor argument, or None when it takes its default."""
+        return self.properties.get(name)
+
+    def tensor_list_nones(self, argument: Argument) -> tuple[int, ...]:
+        """Positions of ``None`` entries in a ``Tensor?[]`` argument."""
+        nones = self.properties.get(_nones_property(argument))
+        if not isinstance(nones, ArrayAttr):
+            return ()
+        return tuple(a.value.data for a in nones.data)  # type: ignore[attr-defined]
+
+    def mutated_operands(self) -> list[SSAValue]:
+        """Operands this op writes to (its ``Tensor(a!)`` arguments)."""
+        return [v for arg, values in self.operand_groups() if arg.is_mutated for v in values]
+
+    def aliased_operand(self, result_index: int) -> SSAValue | None:
+        """The operand whose storage result ``result_index`` shares, if any."""
+        argument = self.SCHEMA.aliased_argument_of_return[result_index]
+        if argument is None:
+            return None
+        for candidate, values in self.operand_groups():
+            if candidate is argument and values:
+                return values[0]
+        return None
+
+    # ----------------------------------------------------------------- verification
+
+    def verify_(self) -> None:
+        known = {a.name for a in self.SCHEMA.attribute_arguments}
+        known |= {_nones_property(a) for a in self.SCHEMA.operand_arguments if a.is_tensor_list}
+        known.add("operandSegmentSizes")
+        known.add("resultSegmentSizes")
+        for name in self.properties:
+            if name not in known:
+                raise VerifyException(f"'{self.name}' has no argument named '{name}'")
+        for argument in self.SCHEMA.attribute_arguments:
+            attribute = self.properties.get(argument.name)
+            if attribute is None:
+                if argument.required:
+                    raise VerifyException(
+                        f"'{self.name}' requires argument '{argument.name}' ({argument.type})"
+                    )
+                continue
+            if not _attribute_fits(argument.type, attribute):
+                raise VerifyException(
+                    f"'{self.name}' argument '{argument.name}' of type {argument.type} "
+                    f"cannot be {attribute}"
+                )
+
+    # ----------------------------------------------------------------- custom form
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string("(")
+        pieces: list[str] = []
+        for argument, values in self.operand_groups():
+            if argument.is_tensor_list:
+                pieces.append(self._format_list(printer, argument, values))
+            elif values:
+                pieces.append(_operand_text(printer, values[0]))
+            else:
+                pieces.append("none")
+        printer.print_string(", ".join(pieces))
+        printer.print_string(")")
+        shown = {k: v for k, v in self.properties.items()
+                 if k not in ("operandSegmentSizes", "resultSegmentSizes")
+                 and not k.endswith("_nones")}
+        printer.print_op_attributes(shown | dict(self.attributes))
+        printer.print_string(" : ")
+        printer.print_function_type([v.type for v in self.operands],
+                                    [r.type for r in self.results])
+
+    def _format_list(self, printer: Printer, argument: Argument,
+                     values: Sequence[SSAValue]) -> str:
+        nones = set(self.tensor_list_nones(argument))
+        entries, remaining = [], iter(values)
+        for position in range(len(values) + len(nones)):
+            entries.append("none" if position in nones else _operand_text(printer, next(remaining)))
+        return "[" + ", ".join(entries) + "]"
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AtenOp:
+        schema = cls.SCHEMA
+        parser.parse_punctuation("(")
+        groups: list[list[UnresolvedOperand]] = []
+        nones: dict[str, list[int]] = {}
+        for index, argument in enumerate(schema.operand_arguments):
+            if index:
+                parser.parse_punctuation(",")
+            if argument.is_tensor_list:
+                group, group_nones = _parse_operand_list(parser, argument)
+                if group_nones:
+                    nones[argument.name] = group_nones
+                groups.append(group)
+            elif parser.parse_optional_keyword("none") is not None:
+                if not argument.is_optional_tensor:
+                    parser.raise_error(f"argument '{argument.name}' of {schema.op_name} is not optional")
+                groups.append([])
+            else:
+                groups.append([parser.parse_unresolved_operand()])
+        parser.parse_punctuation(")")
+        dictionary = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types_position = parser.pos
+        function_type = parser.parse_function_type()
+        flat = [operand for group in groups for operand in group]
+        operands = parser.resolve_operands(flat, function_type.inputs.data, types_position)
+        argument_names = {a.name for a in schema.attribute_arguments}
+        properties = {k: v for k, v in dictionary.items() if k in argument_names}
+        attributes = {k: v for k, v in dictionary.items() if k not in argument_names}
+        for name, positions in nones.items():
+            properties[f"{name}_nones"] = ArrayAttr([IntegerAttr(p, i64) for p in positions])
+        return cls.build_from_groups(
+            _regroup(operands, [len(g) for g in groups]),
+            properties,
+            list(function_type.outputs.data),
+            attributes,
+        )
+
+    @classmethod
+    def build_from_groups(cls, groups: Sequence[Sequence[SSAValue]],
+                          properties: dict[str, Attribute],
+                          result_types: Sequence[Attribute],
+                          attributes: dict[str, Attribute] | None = None) -> AtenOp:
+        """Builds the op from one operand list per tensor argument and its results' types."""
+        operand_defs = []
+        for argument, group in zip(cls.SCHEMA.operand_arguments, groups, strict=True):
+            if argument.is_tensor_list:
+                operand_defs.append(list(group))
+            elif argument.is_optional_tensor:
+                operand_defs.append(list(group))
+            else:
+                if len(group) != 1:
+                    raise VerifyException(
+                        f"'{cls.SCHEMA.op_name}' argument '{argument.name}' needs one tensor"
+                    )
+                operand_defs.append(group[0])
+        return cls(operands=operand_defs, properties=properties,
+                   result_types=_result_groups(cls.SCHEMA, result_types),
+                   attributes=attributes or {})
+
+
+def _operand_text(printer: Printer, value: SSAValue) -> str:
+    from io import StringIO
+
+    stream = StringIO()
+    saved, printer.stream = printer.stream, stream
+    try:
+        printer.print_operand(value)
+    finally:
+        printer.stream = saved
+    return stream.getvalue()
+
+
+def _parse_operand_list(parser: Parser, argument: Argument) -> tuple[list[UnresolvedOperand], list[int]]:
+    parser.parse_punctuation("[")
+    operands: list[UnresolvedOperand] = []
+    nones: list[int] = []
+    if parser.parse_optional_punctuation("]") is not None:
+        return operands, nones
+    position = 0
+    while True:
+        if parser.parse_optional_keyword("none") is not None:
+            if argument.type != "Tensor?[]":
+                parser.raise_error(f"argument '{argument.name}' ({argument.type}) cannot hold none")
+            nones.append(position)
+        else:
+            operands.append(parser.parse_unresolved_operand())
+        position += 1
+        if parser.parse_optional_punctuation(",") is None:
+            break
+    parser.parse_punctuation("]")
+    return operands, nones
+
+
+def _regroup(values: Sequence[SSAValue], sizes: Sequence[int]) -> list[list[SSAValue]]:
+    groups, start = [], 0
+    for size in sizes:
+        groups.append(list(values[start : start + size]))
+        start += size
+    return groups
+
+
+def _result_groups(schema: Schema, result_types: Sequence[Attribute]) -> list:
+    """Splits a flat result type list into one entry per schema return."""
+    variadic = [r for r in schema.returns if r.is_tensor_list]
+    if not variadic:
+        if len(result_types) != len(schema.returns):
+            raise VerifyException(
+                f"'{schema.op_name}' returns {len(schema.returns)} values, "
+                f"got {len(result_types)} result types"
+            )
+        return list(result_types)
+    fixed = len(schema.returns) - len(variadic)
+    if len(variadic) > 1:
+        raise VerifyException(f"'{schema.op_name}' has several list returns; use the generic form")
+    groups, index = [], 0
+    for ret in schema.returns:
+        if ret.is_tensor_list:
+            count = len(result_types) - fixed
+            groups.append(list(result_types[index : index + count]))
+            index += count
+        else:
+            groups.append(result_types[index])
+            index += 1
+    return groups
+
+
+# ----------------------------------------------------------------- attribute checks
+
+
+def _attribute_fits(schema_type: str, attribute: Attribute) -> bool:
+    """Whether ``attribute`` can carry a value of the schema type ``schema_type``."""
+    if schema_type.endswith("?"):
+        if isinstance(attribute, NoneAttr):
+            return True
+        schema_type = schema_type[:-1]
+    if schema_type.endswith("]"):
+        if not isinstance(attribute, ArrayAttr):
+            return False
+        element_type = schema_type[: schema_type.index("[")]
+        return all(_attribute_fits(element_type, a) for a in attribute.data)
+    if schema_type == "ScalarType":
+        return _is_element_type(attribute)
+    checks = _ATTRIBUTE_CHECKS.get(schema_type)
+    return True if checks is None else isinstance(attribute, checks) and _integer_width_ok(
+        schema_type, attribute
+    )
+
+
+def _integer_width_ok(schema_type: str, attribute: Attribute) -> bool:
+    if schema_type == "bool":
+        return isinstance(attribute.type, IntegerType) and attribute.type.width.data == 1  # type: ignore[attr-defined]
+    return True
+
+
+def _is_element_type(attribute: Attribute) -> bool:
+    return attribute in DTYPE_NAME_BY_ELEMENT_TYPE
+
+
+_ATTRIBUTE_CHECKS: dict[str, tuple[type, ...]] = {
+    "int": (IntegerAttr, ExprAttr),
+    "SymInt": (IntegerAttr, ExprAttr),
+    "float": (FloatAttr, IntegerAttr),
+    "bool": (IntegerAttr,),
+    "Scalar": (IntegerAttr, FloatAttr, ExprAttr),
+    "str": (StringAttr,),
+    "Device": (StringAttr,),
+    "Layout": (StringAttr,),
+    "MemoryFormat": (StringAttr,),
+}
+
+
+# ----------------------------------------------------------------- op classes from schemas
+
+
+def _operand_field(argument: Argument):  # noqa: ANN202
+    if argument.is_tensor_list:
+        return var_operand_def(TensorType)
+    if argument.is_optional_tensor:
+        return opt_operand_def(TensorType)
+    return operand_def(TensorType)
+
+
+def _result_field(ret):  # noqa: ANN001, ANN202
+    if ret.is_tensor_list:
+        return var_result_def(TensorType)
+    if ret.type == "Tensor":
+        return result_def(TensorType)
+    return result_def()
+
+
+def _has_generator(schema: Schema) -> bool:
+    return any(a.type.startswith("Generator") for a in schema.arguments)
+
+
+def make_op_class(schema: Schema) -> type[AtenOp]:
+    """Builds the IRDL op class of one ATen overload from its schema."""
+    fields: dict[str, object] = {
+        "name": schema.op_name,
+        "SCHEMA": schema,
+        "__annotations__": {"SCHEMA": ClassVar[Schema]},
+        "__doc__": f"``{schema.torch_name}``: an ATen op (see the module docstring).",
+        "__module__": __name__,
+    }
+    for argument in schema.operand_arguments:
+        fields[_field_name(argument.name)] = _operand_field(argument)
+        if argument.type.startswith("Tensor?[]"):
+            fields[_field_name(_nones_property(argument))] = opt_prop_def(
+                ArrayAttr, prop_name=_nones_property(argument)
+            )
+    for argument in schema.attribute_arguments:
+        fields[_field_name(argument.name)] = opt_prop_def(Attribute, prop_name=argument.name)
+    for index, ret in enumerate(schema.returns):
+        fields[f"result_{index}"] = _result_field(ret)
+    options = []
+    if sum(1 for a in schema.operand_arguments if not (a.is_tensor and not a.is_optional_tensor)) > 1:
+        options.append(AttrSizedOperandSegments(as_property=True))
+    if sum(1 for r in schema.returns if r.is_tensor_list) > 1:
+        options.append(AttrSizedResultSegments(as_property=True))
+    fields["irdl_options"] = tuple(options)
+    writes = schema.is_mutating or _has_generator(schema)
+    effects = (MemoryReadEffect(), MemoryWriteEffect()) if writes else (MemoryReadEffect(),)
+    fields["traits"] = traits_def(*effects)
+    class_name = "Aten_" + schema.op_name.removeprefix("aten.").replace(".", "_") + "Op"
+    return irdl_op_definition(type(class_name, (AtenOp,), fields))
+
+
+_OP_CLASSES: dict[str, type[AtenOp]] = {}
+
+
+def op_class(op_name: str) -> type[AtenOp] | None:
+    """The op class of ``aten.<name>[.<overload>]``, built once; None if ATen has no such op."""
+    cls = _OP_CLASSES.get(op_name)
+    if cls is None:
+        schema = aten_schema.lookup(op_name)
+        if schema is None:
+            return None
+        cls = _OP_CLASSES[op_name] = make_op_class(schema)
+    return cls
+
+
+def is_aten_op(op: Operation) -> bool:
+    return isinstance(op, AtenOp)
+
+
+Aten = Dialect("aten", [], [])
+"""The dialect object; its ops are created on demand by ``op_class``."""

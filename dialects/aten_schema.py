@@ -1,0 +1,204 @@
+"""PyTorch's ATen operator schemas, read from the generated table, without torch.
+
+``aten_ops.json`` is generated from PyTorch's operator registry by
+``scripts/generate_aten_table.py``; it holds every ``aten::`` overload with its
+arguments and returns exactly as the schema declares them. This module turns
+that table into ``Schema`` objects and answers the questions passes ask:
+which arguments an op mutates (``Tensor(a!)``), which results alias which
+argument (``Tensor(a)``), and what the functional form of a mutating op is.
+
+Op names follow the dialect: ``aten.<name>`` for the default overload and
+``aten.<name>.<overload>`` otherwise (``aten.relu``, ``aten.add_.Tensor``).
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from dataclasses import dataclass
+from functools import cache, cached_property
+
+TABLE_PATH = pathlib.Path(__file__).with_name("aten_ops.json")
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One schema argument: ``Tensor(a!) self`` or ``*, Scalar alpha=1``."""
+
+    name: str
+    type: str
+    """The schema type as PyTorch writes it: ``Tensor``, ``Tensor?``, ``SymInt[]``..."""
+    alias: str | None
+    """The alias annotation: ``a!`` (mutated), ``a`` (aliased), ``a -> *``, or None."""
+    kwarg_only: bool
+    default: str | None
+    """The default value as PyTorch writes it, or None if the argument is required."""
+
+    @property
+    def is_tensor(self) -> bool:
+        """A single (possibly optional) tensor: one operand or none."""
+        return self.type in ("Tensor", "Tensor?")
+
+    @property
+    def is_tensor_list(self) -> bool:
+        """A list of tensors: any number of operands."""
+        return self.type.startswith("Tensor") and "[]" in self.type
+
+    @property
+    def is_optional_tensor(self) -> bool:
+        return self.type == "Tensor?"
+
+    @property
+    def takes_operands(self) -> bool:
+        return self.is_tensor or self.is_tensor_list
+
+    @property
+    def is_mutated(self) -> bool:
+        return self.alias is not None and "!" in self.alias
+
+    @property
+    def alias_set(self) -> str | None:
+        if self.alias is None:
+            return None
+        return self.alias.replace("!", "").split("->")[0].strip()
+
+    @property
+    def required(self) -> bool:
+        return self.default is None and not self.type.endswith("?")
+
+
+@dataclass(frozen=True)
+class Return:
+    name: str
+    type: str
+    alias: str | None
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.type in ("Tensor", "Tensor?")
+
+    @property
+    def is_tensor_list(self) -> bool:
+        return self.type.startswith("Tensor") and "[]" in self.type
+
+    @property
+    def alias_set(self) -> str | None:
+        return None if self.alias is None else self.alias.replace("!", "").strip()
+
+
+@dataclass(frozen=True)
+class Schema:
+    """An ATen overload's schema."""
+
+    base_name: str
+    overload: str
+    arguments: tuple[Argument, ...]
+    returns: tuple[Return, ...]
+
+    @property
+    def op_name(self) -> str:
+        suffix = f".{self.overload}" if self.overload else ""
+        return f"aten.{self.base_name}{suffix}"
+
+    @property
+    def torch_name(self) -> str:
+        """``aten::add_.Tensor`` as PyTorch prints it."""
+        suffix = f".{self.overload}" if self.overload else ""
+        return f"aten::{self.base_name}{suffix}"
+
+    @cached_property
+    def operand_arguments(self) -> tuple[Argument, ...]:
+        """Arguments passed as operands (tensors and tensor lists), in schema order."""
+        return tuple(a for a in self.arguments if a.takes_operands)
+
+    @cached_property
+    def attribute_arguments(self) -> tuple[Argument, ...]:
+        """Arguments passed as attributes (everything else), in schema order."""
+        return tuple(a for a in self.arguments if not a.takes_operands)
+
+    @cached_property
+    def mutated_arguments(self) -> tuple[Argument, ...]:
+        """Arguments the op writes to (``Tensor(a!)``), including ``out=`` arguments."""
+        return tuple(a for a in self.arguments if a.is_mutated)
+
+    @property
+    def is_mutating(self) -> bool:
+        return bool(self.mutated_arguments)
+
+    @cached_property
+    def aliased_argument_of_return(self) -> tuple[Argument | None, ...]:
+        """For each return, the argument it aliases (a view or the mutated input), or None."""
+        by_set = {a.alias_set: a for a in self.arguments if a.alias_set is not None}
+        return tuple(by_set.get(r.alias_set) if r.alias_set else None for r in self.returns)
+
+    @property
+    def is_view(self) -> bool:
+        """A result aliases an argument that the op does not write: a view op."""
+        return any(
+            arg is not None and not arg.is_mutated for arg in self.aliased_argument_of_return
+        )
+
+    @property
+    def is_functional(self) -> bool:
+        """No argument is mutated and no result aliases an argument."""
+        return not self.is_mutating and all(a is None for a in self.aliased_argument_of_return)
+
+    @property
+    def is_out_variant(self) -> bool:
+        return any(a.is_mutated and a.kwarg_only for a in self.arguments)
+
+
+def _schema_from_record(op_name: str, record: dict) -> Schema:
+    _, rest = op_name.split(".", 1)
+    base_name, _, overload = rest.partition(".")
+    return Schema(
+        base_name=base_name,
+        overload=overload,
+        arguments=tuple(Argument(*fields) for fields in record["args"]),
+        returns=tuple(Return(*fields) for fields in record["returns"]),
+    )
+
+
+@cache
+def _table() -> dict[str, dict]:
+    return json.loads(TABLE_PATH.read_text())["ops"]
+
+
+def torch_version() -> str:
+    """The torch version the table was generated from."""
+    return json.loads(TABLE_PATH.read_text())["torch_version"]
+
+
+@cache
+def lookup(op_name: str) -> Schema | None:
+    """The schema of ``aten.<name>[.<overload>]``, or None if ATen has no such op."""
+    record = _table().get(op_name)
+    return None if record is None else _schema_from_record(op_name, record)
+
+
+def all_op_names() -> list[str]:
+    return list(_table())
+
+
+def functional_variant(schema: Schema) -> Schema | None:
+    """The functional overload computing what a mutating op writes, if ATen has one.
+
+    ``aten.add_.Tensor -> aten.add.Tensor``; ``aten.addmm.out -> aten.addmm``;
+    ``aten.sum.IntList_out -> aten.sum.IntList``. Returns None when there is none.
+    """
+    if not schema.is_mutating:
+        return schema
+    if schema.is_out_variant:
+        base = schema.base_name
+        candidates = [schema.overload.removesuffix("_out").removesuffix("out")]
+    else:
+        base = schema.base_name.removesuffix("_")
+        candidates = [schema.overload]
+    inputs = [a.name for a in schema.arguments if not (a.is_mutated and a.kwarg_only)]
+    for overload in candidates + [""]:
+        suffix = f".{overload.rstrip('_')}" if overload.rstrip("_") else ""
+        candidate = lookup(f"aten.{base}{suffix}")
+        if candidate is not None and not candidate.is_mutating:
+            if [a.name for a in candidate.arguments] == inputs:
+                return candidate
+    return None

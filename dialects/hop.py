@@ -1,0 +1,799 @@
+"""The ``hop`` dialect: PyTorch's higher-order ops as regions, shape symbols, module structure.
+
+Region ops take every tensor their body reads as an explicit operand, as
+PyTorch's HOP subgraphs do: the body's block arguments mirror the operands, and
+``hop.yield`` returns the body's results. At the captured level a body may
+still mention outer shape symbols by name in its types; ``lift-symbols`` makes
+them block arguments.
+
+Symbols: ``hop.symbol`` declares each shape symbol of the module, backed (an
+input dimension) or unbacked (from data), with its value range. Values of
+``!hop.symint<e>`` type are integers equal to ``e``; ops on them build new
+expressions, ``hop.item`` defines an unbacked symbol, ``hop.assert`` checks a
+``!hop.symbool`` at run time.
+
+Module structure (Note [entry signature]): parameters, buffers and constants
+are module-level symbol ops; the entry ``func.func`` takes them as arguments
+marked ``{hop.parameter = @name}``, ``{hop.buffer = @name}`` or
+``{hop.constant = @name}``; unmarked arguments are user inputs, in order. A
+result marked ``{hop.copy_back_to = i}`` is the final value of entry argument
+``i`` (an input or buffer mutated by the program), which the caller copies back;
+unmarked results are user outputs, in order. ``hopc.ir.module`` checks this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    I64,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    UnitAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    lazy_traits_def,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsTerminator,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    Pure,
+    RecursiveMemoryEffect,
+    SingleBlockImplicitTerminator,
+    SymbolOpInterface,
+    SymbolTable,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from hopc.ir.types import (
+    ExprAttr,
+    NoneAttr,
+    SymBoolType,
+    SymIntType,
+    TensorType,
+    is_scalar_bool,
+)
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _describe(value: SSAValue) -> str:
+    return value.name_hint and f"%{value.name_hint}" or f"value #{_index_of(value)}"
+
+
+def _index_of(value: SSAValue) -> int:
+    owner = value.owner
+    if isinstance(owner, Operation):
+        return owner.results.index(value)
+    return value.index  # type: ignore[attr-defined]
+
+
+def _check_types(what: str, actual: Sequence[Attribute], expected: Sequence[Attribute],
+                 names: Sequence[str] | None = None) -> None:
+    """Raises a VerifyException naming the first mismatch between two type lists."""
+    if len(actual) != len(expected):
+        raise VerifyException(f"{what}: expected {len(expected)} values, got {len(actual)}")
+    for index, (got, want) in enumerate(zip(actual, expected)):
+        if got != want:
+            label = names[index] if names else f"#{index}"
+            raise VerifyException(f"{what}: {label} has type {got}, expected {want}")
+
+
+def _yield_of(region: Region) -> YieldOp:
+    terminator = region.block.last_op
+    if not isinstance(terminator, YieldOp):
+        raise VerifyException("region must end with hop.yield")
+    return terminator
+
+
+def _check_region_signature(op_name: str, region_name: str, region: Region,
+                            arg_types: Sequence[Attribute],
+                            yield_types: Sequence[Attribute] | None) -> None:
+    block = region.block
+    _check_types(f"'{op_name}' {region_name} region arguments",
+                 [a.type for a in block.args], arg_types)
+    if yield_types is not None:
+        yielded = _yield_of(region).values
+        _check_types(f"'{op_name}' {region_name} region yields",
+                     [v.type for v in yielded], yield_types,
+                     [f"yielded {_describe(v)}" for v in yielded])
+
+
+def _sliced(type_: Attribute, what: str) -> TensorType:
+    """The type of one slice along dim 0 (what scan and map bodies see)."""
+    if not isinstance(type_, TensorType) or type_.rank == 0:
+        raise VerifyException(f"{what} must be a tensor of rank >= 1, got {type_}")
+    return TensorType(type_.shape[1:], type_.element_type)
+
+
+def _stacked(type_: Attribute, length: int | str) -> TensorType:
+    assert isinstance(type_, TensorType)
+    return TensorType((length, *type_.shape), type_.element_type)
+
+
+# --------------------------------------------------------------------------- terminator
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Returns the results of a HOP region: ``hop.yield %a, %b : T, U``.
+
+    Restrictions: only as the terminator of a hop region op.
+    """
+
+    name = "hop.yield"
+    values = var_operand_def()
+    traits = lazy_traits_def(
+        lambda: (
+            IsTerminator(),
+            Pure(),
+            HasParent(CondOp, WhileOp, WrapOp, CheckpointOp, SubgraphOp, ScanOp, MapOp),
+        )
+    )
+    assembly_format = "attr-dict ($values^ `:` type($values))?"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[values])
+
+
+# --------------------------------------------------------------------------- region ops
+
+
+class _SingleBodyHop(IRDLOperation):
+    """A HOP with one body called once on its operands; its results are the yields."""
+
+    inputs = var_operand_def()
+    outputs = var_result_def()
+    body = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+    assembly_format = (
+        "`(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs) $body"
+    )
+
+    def __init__(self, inputs: Sequence[SSAValue], result_types: Sequence[Attribute],
+                 body: Region):
+        super().__init__(operands=[inputs], result_types=[result_types], regions=[body])
+
+    def verify_(self) -> None:
+        _check_region_signature(self.name, "body", self.body,
+                                [v.type for v in self.inputs],
+                                [r.type for r in self.outputs])
+
+
+@irdl_op_definition
+class WrapOp(_SingleBodyHop):
+    """Runs its body once, as a call: PyTorch's ``wrap`` HOP.
+
+        def wrap(body, *inputs):
+            return body(*inputs)
+
+    Example::
+
+        %r = hop.wrap(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+        ^bb0(%a: !hop.tensor<[4], f32>):
+          %s = aten.sin(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+          hop.yield %s : !hop.tensor<[4], f32>
+        }
+    """
+
+    name = "hop.wrap"
+
+
+@irdl_op_definition
+class CheckpointOp(_SingleBodyHop):
+    """Activation checkpointing: ``torch.utils.checkpoint.checkpoint(body, *inputs)``.
+
+        def checkpoint(body, *inputs):
+            return body(*inputs)        # forward: same values as a call
+
+    Recompute semantics: the forward keeps only the operands; the backward runs
+    the body again to recreate its intermediates instead of saving them. The
+    values are those of a plain call, so the interpreter runs it as one.
+    Restrictions: the body is rerun, so it must not mutate its operands once
+    functionalized (a non-deterministic body, e.g. dropout, replays its RNG state).
+    """
+
+    name = "hop.checkpoint"
+
+
+@irdl_op_definition
+class CondOp(IRDLOperation):
+    """``torch.cond``: runs one of two bodies on the same operands.
+
+        def cond(pred, then_body, else_body, *inputs):
+            return then_body(*inputs) if pred else else_body(*inputs)
+
+    Example::
+
+        %r = hop.cond %p (%x) : (!hop.tensor<[], i1>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+        then { ^bb0(%a: !hop.tensor<[4], f32>): ... hop.yield %b : !hop.tensor<[4], f32> }
+        else { ^bb0(%a: !hop.tensor<[4], f32>): ... hop.yield %c : !hop.tensor<[4], f32> }
+
+    Restrictions: ``pred`` is a 0-d bool tensor or a ``!hop.symbool``; both
+    bodies take the operands' types and yield the result types.
+    """
+
+    name = "hop.cond"
+    predicate = operand_def()
+    inputs = var_operand_def()
+    outputs = var_result_def()
+    then_region = region_def("single_block")
+    else_region = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+    assembly_format = (
+        "$predicate `(` $inputs `)` attr-dict `:` type($predicate) `,` "
+        "functional-type($inputs, $outputs) `then` $then_region `else` $else_region"
+    )
+
+    def __init__(self, predicate: SSAValue, inputs: Sequence[SSAValue],
+                 result_types: Sequence[Attribute], then_region: Region,
+                 else_region: Region):
+        super().__init__(operands=[predicate, inputs], result_types=[result_types],
+                         regions=[then_region, else_region])
+
+    def verify_(self) -> None:
+        if not is_scalar_bool(self.predicate.type):
+            raise VerifyException(
+                f"'hop.cond' predicate {_describe(self.predicate)} has type "
+                f"{self.predicate.type}, expected a scalar boolean "
+                "(!hop.tensor<[], i1> or !hop.symbool)"
+            )
+        input_types = [v.type for v in self.inputs]
+        result_types = [r.type for r in self.outputs]
+        _check_region_signature(self.name, "then", self.then_region, input_types, result_types)
+        _check_region_signature(self.name, "else", self.else_region, input_types, result_types)
+
+
+@irdl_op_definition
+class WhileOp(IRDLOperation):
+    """``torch._higher_order_ops.while_loop``: iterates a body while a condition holds.
+
+        def while_loop(cond_body, body, carried, additional):
+            while cond_body(*carried, *additional):
+                carried = body(*carried, *additional)
+            return carried
+
+    Both regions take the carried values then the additional (loop-invariant)
+    ones; ``cond`` yields one scalar boolean, ``body`` yields the carried types.
+    """
+
+    name = "hop.while"
+    carried = var_operand_def()
+    additional = var_operand_def()
+    outputs = var_result_def()
+    cond_region = region_def("single_block")
+    body_region = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+    assembly_format = (
+        "`(` $carried `)` `additional` `(` $additional `)` attr-dict `:` "
+        "functional-type($carried, $outputs) `,` type($additional) "
+        "`cond` $cond_region `body` $body_region"
+    )
+
+    def __init__(self, carried: Sequence[SSAValue], additional: Sequence[SSAValue],
+                 cond_region: Region, body_region: Region):
+        super().__init__(operands=[carried, additional],
+                         result_types=[[v.type for v in carried]],
+                         regions=[cond_region, body_region])
+
+    def verify_(self) -> None:
+        carried_types = [v.type for v in self.carried]
+        _check_types("'hop.while' results", [r.type for r in self.outputs], carried_types)
+        arg_types = carried_types + [v.type for v in self.additional]
+        _check_region_signature(self.name, "cond", self.cond_region, arg_types, None)
+        _check_region_signature(self.name, "body", self.body_region, arg_types, carried_types)
+        condition = _yield_of(self.cond_region).values
+        if len(condition) != 1 or not is_scalar_bool(condition[0].type):
+            found = ", ".join(str(v.type) for v in condition) or "nothing"
+            raise VerifyException(
+                f"'hop.while' cond region must yield one scalar boolean, yields {found}"
+            )
+
+
+@irdl_op_definition
+class ScanOp(IRDLOperation):
+    """``torch._higher_order_ops.scan`` along dim 0: a fold that also stacks per-step outputs.
+
+        def scan(body, init, xs, additional, reverse=False):
+            carry, ys = init, []
+            for i in (reversed(range(len(xs[0]))) if reverse else range(len(xs[0]))):
+                carry, y = body(*carry, *[x[i] for x in xs], *additional)
+                ys.append(y)
+            return carry, stack(ys in index order)
+
+    The body takes the carry, one slice of each ``xs`` and the additional
+    operands, and yields the next carry then one slice of each output.
+    Results: the final carry, then each output stacked along a new dim 0.
+    Restrictions: ``xs`` is non-empty and all ``xs`` share their dim 0.
+    """
+
+    name = "hop.scan"
+    init = var_operand_def()
+    xs = var_operand_def()
+    additional = var_operand_def()
+    outputs = var_result_def()
+    reverse = opt_prop_def(UnitAttr)
+    body = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+    assembly_format = (
+        "(`reverse` $reverse^)? `init` `(` $init `)` `xs` `(` $xs `)` "
+        "`additional` `(` $additional `)` attr-dict "
+        "`:` `(` type($init) `)` `,` `(` type($xs) `)` `,` `(` type($additional) `)` "
+        "`->` type($outputs) $body"
+    )
+
+    @property
+    def is_reverse(self) -> bool:
+        return self.reverse is not None
+
+    def verify_(self) -> None:
+        if not self.xs:
+            raise VerifyException("'hop.scan' needs at least one scanned operand (xs)")
+        lengths = {_sliced(x.type, "'hop.scan' xs operand") and x.type.shape[0] for x in self.xs}
+        if len(lengths) != 1:
+            raise VerifyException(f"'hop.scan' xs operands differ in dim 0: {sorted(map(str, lengths))}")
+        length = lengths.pop()
+        init_types = [v.type for v in self.init]
+        slice_types = [_sliced(x.type, "'hop.scan' xs operand") for x in self.xs]
+        arg_types = init_types + slice_types + [v.type for v in self.additional]
+        _check_region_signature(self.name, "body", self.body, arg_types, None)
+        yielded = [v.type for v in _yield_of(self.body).values]
+        _check_types("'hop.scan' body yields (carry)", yielded[: len(init_types)], init_types)
+        expected = init_types + [_stacked(t, length) for t in yielded[len(init_types):]]
+        _check_types("'hop.scan' results", [r.type for r in self.outputs], expected)
+
+
+@irdl_op_definition
+class MapOp(IRDLOperation):
+    """``torch._higher_order_ops.map``: applies the body to each slice along dim 0.
+
+        def map(body, xs, additional):
+            return stack([body(*[x[i] for x in xs], *additional) for i in range(len(xs[0]))])
+
+    Results: each yielded value stacked along a new dim 0.
+    """
+
+    name = "hop.map"
+    xs = var_operand_def()
+    additional = var_operand_def()
+    outputs = var_result_def()
+    body = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+    assembly_format = (
+        "`xs` `(` $xs `)` `additional` `(` $additional `)` attr-dict "
+        "`:` `(` type($xs) `)` `,` `(` type($additional) `)` `->` type($outputs) $body"
+    )
+
+    def verify_(self) -> None:
+        if not self.xs:
+            raise VerifyException("'hop.map' needs at least one mapped operand (xs)")
+        slice_types = [_sliced(x.type, "'hop.map' xs operand") for x in self.xs]
+        length = self.xs[0].type.shape[0]
+        arg_types = slice_types + [v.type for v in self.additional]
+        _check_region_signature(self.name, "body", self.body, arg_types, None)
+        yielded = [v.type for v in _yield_of(self.body).values]
+        _check_types("'hop.map' results", [r.type for r in self.outputs],
+                     [_stacked(t, length) for t in yielded])
+
+
+@irdl_op_definition
+class SubgraphOp(IRDLOperation):
+    """A named body shared by every ``hop.invoke_subgraph`` of it (``nested_compile_region``).
+
+    Its signature is its block arguments' types and its yield's types.
+    """
+
+    name = "hop.subgraph"
+    sym_name = prop_def(SymbolNameConstraint())
+    body = region_def("single_block")
+    traits = traits_def(SymbolOpInterface(), RecursiveMemoryEffect(),
+                        SingleBlockImplicitTerminator(YieldOp))
+    assembly_format = "$sym_name attr-dict-with-keyword $body"
+
+    @property
+    def input_types(self) -> list[Attribute]:
+        return [a.type for a in self.body.block.args]
+
+    @property
+    def output_types(self) -> list[Attribute]:
+        return [v.type for v in _yield_of(self.body).values]
+
+
+@irdl_op_definition
+class InvokeSubgraphOp(IRDLOperation):
+    """Calls a ``hop.subgraph`` by symbol: ``hop.invoke_subgraph @f(%x) : (T) -> U``.
+
+        def invoke_subgraph(subgraph, *inputs):
+            return subgraph(*inputs)
+    """
+
+    name = "hop.invoke_subgraph"
+    callee = prop_def(SymbolRefAttr)
+    inputs = var_operand_def()
+    outputs = var_result_def()
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "$callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)"
+
+    def subgraph(self) -> SubgraphOp | None:
+        found = SymbolTable.lookup_symbol(self, self.callee)
+        return found if isinstance(found, SubgraphOp) else None
+
+    def verify_(self) -> None:
+        subgraph = self.subgraph()
+        if subgraph is None:
+            raise VerifyException(f"'hop.invoke_subgraph' calls unknown subgraph {self.callee}")
+        _check_types(f"'hop.invoke_subgraph' operands of {self.callee}",
+                     [v.type for v in self.inputs], subgraph.input_types)
+        _check_types(f"'hop.invoke_subgraph' results of {self.callee}",
+                     [r.type for r in self.outputs], subgraph.output_types)
+
+
+# --------------------------------------------------------------------------- shape symbols
+
+
+@irdl_op_definition
+class SymbolOp(IRDLOperation):
+    """Declares a shape symbol: ``hop.symbol @s0 backed [2, oo]``.
+
+    ``backed`` symbols are sizes of entry inputs; ``unbacked`` ones come from
+    data (``hop.item``, data-dependent output sizes). The range is inclusive;
+    ``oo``/``-oo`` mean unbounded.
+    """
+
+    name = "hop.symbol"
+    sym_name = prop_def(SymbolNameConstraint())
+    kind = prop_def(StringAttr)
+    lower = opt_prop_def(IntegerAttr)
+    upper = opt_prop_def(IntegerAttr)
+    traits = traits_def(SymbolOpInterface(), Pure())
+
+    KINDS: ClassVar[tuple[str, ...]] = ("backed", "unbacked")
+
+    def __init__(self, symbol: str, kind: str, lower: int | None = None,
+                 upper: int | None = None):
+        properties: dict[str, Attribute] = {"sym_name": StringAttr(symbol),
+                                             "kind": StringAttr(kind)}
+        if lower is not None:
+            properties["lower"] = IntegerAttr(lower, i64)
+        if upper is not None:
+            properties["upper"] = IntegerAttr(upper, i64)
+        super().__init__(properties=properties)
+
+    @property
+    def symbol(self) -> str:
+        return self.sym_name.data
+
+    @property
+    def value_range(self) -> tuple[int | None, int | None]:
+        return (None if self.lower is None else self.lower.value.data,
+                None if self.upper is None else self.upper.value.data)
+
+    def verify_(self) -> None:
+        if self.kind.data not in self.KINDS:
+            raise VerifyException(f"'hop.symbol' kind must be backed or unbacked, got '{self.kind.data}'")
+        low, high = self.value_range
+        if low is not None and high is not None and low > high:
+            raise VerifyException(f"'hop.symbol' @{self.symbol} has an empty range [{low}, {high}]")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SymbolOp:
+        symbol = parser.parse_symbol_name().data
+        kind_position = parser.pos
+        kind = parser.parse_identifier()
+        if kind not in cls.KINDS:
+            parser.raise_error("expected 'backed' or 'unbacked'", kind_position)
+        parser.parse_punctuation("[")
+        lower = cls._parse_bound(parser, "-oo")
+        parser.parse_punctuation(",")
+        upper = cls._parse_bound(parser, "oo")
+        parser.parse_punctuation("]")
+        op = cls(symbol, kind, lower, upper)
+        op.attributes.update(parser.parse_optional_attr_dict())
+        return op
+
+    @staticmethod
+    def _parse_bound(parser: Parser, infinity: str) -> int | None:
+        negative = parser.parse_optional_punctuation("-") is not None
+        if parser.parse_optional_keyword("oo") is not None:
+            if (infinity == "-oo") != negative:
+                parser.raise_error(f"expected an integer or '{infinity}'")
+            return None
+        value = parser.parse_integer(allow_boolean=False)
+        return -value if negative else value
+
+    def print(self, printer: Printer) -> None:
+        low, high = self.value_range
+        printer.print_string(
+            f" @{self.symbol} {self.kind.data} "
+            f"[{'-oo' if low is None else low}, {'oo' if high is None else high}]"
+        )
+        printer.print_op_attributes(self.attributes)
+
+
+@irdl_op_definition
+class SymSizeOp(IRDLOperation):
+    """The size of one dimension: ``hop.sym_size %x[0] : !hop.tensor<[s0, 4], f32> -> !hop.symint<s0>``.
+
+    Invariant: the result type is the tensor type's dimension ``dim``.
+    """
+
+    name = "hop.sym_size"
+    input = operand_def(TensorType)
+    dim = prop_def(IntegerAttr[I64])
+    result = result_def(SymIntType)
+    traits = traits_def(Pure())
+    assembly_format = "$input `[` $dim `]` attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, tensor: SSAValue, dim: int):
+        assert isinstance(tensor.type, TensorType)
+        super().__init__(operands=[tensor], properties={"dim": IntegerAttr(dim, i64)},
+                         result_types=[SymIntType(tensor.type.shape[dim])])
+
+    def verify_(self) -> None:
+        tensor_type = self.input.type
+        assert isinstance(tensor_type, TensorType)
+        dim = self.dim.value.data
+        if not 0 <= dim < tensor_type.rank:
+            raise VerifyException(f"'hop.sym_size' dim {dim} out of range for {tensor_type}")
+        expected = SymIntType(tensor_type.shape[dim])
+        if self.result.type != expected:
+            raise VerifyException(
+                f"'hop.sym_size' result has type {self.result.type}, expected {expected} "
+                f"(dim {dim} of {_describe(self.input)} : {tensor_type})"
+            )
+
+
+@irdl_op_definition
+class SymConstantOp(IRDLOperation):
+    """An integer constant as a symbolic value: ``hop.sym_constant : !hop.symint<4>``."""
+
+    name = "hop.sym_constant"
+    result = result_def(SymIntType)
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict `:` type($result)"
+
+    def verify_(self) -> None:
+        if not isinstance(self.result.type.value, int):
+            raise VerifyException(f"'hop.sym_constant' type {self.result.type} is not a constant")
+
+
+class _SymBinaryOp(IRDLOperation):
+    """``%r = hop.sym_<op> %a, %b : !hop.symint<A>, !hop.symint<B> -> !hop.symint<A op B>``.
+
+    Invariant: the result type's expression is the operation applied to the
+    operands' expressions (compared in canonical form).
+    """
+
+    lhs = operand_def(SymIntType)
+    rhs = operand_def(SymIntType)
+    result = result_def()
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
+    RESULT_KIND: ClassVar[type[SymIntType] | type[SymBoolType]] = SymIntType
+    APPLY: ClassVar[Callable]
+    """The operation on sympy expressions; set by ``_sym_binary`` for each op."""
+
+    @classmethod
+    def expected_type(cls, lhs: Attribute, rhs: Attribute) -> Attribute:
+        from hopc.ir import symbolic
+
+        assert isinstance(lhs, SymIntType) and isinstance(rhs, SymIntType)
+        value = cls.APPLY(symbolic.parse_expr(str(lhs.value)), symbolic.parse_expr(str(rhs.value)))
+        return cls.RESULT_KIND(symbolic.print_expr(value))
+
+    @classmethod
+    def build(cls, lhs: SSAValue, rhs: SSAValue) -> _SymBinaryOp:
+        return cls(operands=[lhs, rhs], result_types=[cls.expected_type(lhs.type, rhs.type)])
+
+    def verify_(self) -> None:
+        expected = self.expected_type(self.lhs.type, self.rhs.type)
+        if self.result.type != expected:
+            raise VerifyException(
+                f"'{self.name}' result has type {self.result.type}, expected {expected}"
+            )
+
+
+def _sym_binary(op_name: str, apply, result_kind=SymIntType, doc: str = ""):  # noqa: ANN001
+    cls = type(
+        "".join(part.capitalize() for part in op_name.split(".")[1].split("_")) + "Op",
+        (_SymBinaryOp,),
+        {"name": op_name, "APPLY": staticmethod(apply), "RESULT_KIND": result_kind,
+         "__annotations__": {"APPLY": ClassVar[Callable], "RESULT_KIND": ClassVar[type]},
+         "__doc__": doc, "__module__": __name__},
+    )
+    return irdl_op_definition(cls)
+
+
+def _floordiv(a, b):  # noqa: ANN001, ANN202
+    from hopc.ir.symbolic import FloorDiv
+
+    return FloorDiv(a, b)
+
+
+def _sympy_function(name: str):  # noqa: ANN202
+    def apply(a, b):  # noqa: ANN001, ANN202
+        import sympy
+
+        return getattr(sympy, name)(a, b)
+
+    return apply
+
+
+SymAddOp = _sym_binary("hop.sym_add", lambda a, b: a + b, doc="``a + b`` on symbolic integers.")
+SymSubOp = _sym_binary("hop.sym_sub", lambda a, b: a - b, doc="``a - b`` on symbolic integers.")
+SymMulOp = _sym_binary("hop.sym_mul", lambda a, b: a * b, doc="``a * b`` on symbolic integers.")
+SymFloorDivOp = _sym_binary("hop.sym_floordiv", _floordiv, doc="``a // b`` on symbolic integers.")
+SymModOp = _sym_binary("hop.sym_mod", _sympy_function("Mod"),
+                       doc="``a % b`` (Python sign) on symbolic integers.")
+SymMaxOp = _sym_binary("hop.sym_max", _sympy_function("Max"), doc="``max(a, b)`` on symbolic integers.")
+SymMinOp = _sym_binary("hop.sym_min", _sympy_function("Min"), doc="``min(a, b)`` on symbolic integers.")
+SymEqOp = _sym_binary("hop.sym_eq", _sympy_function("Eq"), SymBoolType, "``a == b``.")
+SymNeOp = _sym_binary("hop.sym_ne", _sympy_function("Ne"), SymBoolType, "``a != b``.")
+SymLtOp = _sym_binary("hop.sym_lt", _sympy_function("Lt"), SymBoolType, "``a < b``.")
+SymLeOp = _sym_binary("hop.sym_le", _sympy_function("Le"), SymBoolType, "``a <= b``.")
+SymGtOp = _sym_binary("hop.sym_gt", _sympy_function("Gt"), SymBoolType, "``a > b``.")
+SymGeOp = _sym_binary("hop.sym_ge", _sympy_function("Ge"), SymBoolType, "``a >= b``.")
+
+SYM_BINARY_OPS = (SymAddOp, SymSubOp, SymMulOp, SymFloorDivOp, SymModOp, SymMaxOp,
+                  SymMinOp, SymEqOp, SymNeOp, SymLtOp, SymLeOp, SymGtOp, SymGeOp)
+
+
+@irdl_op_definition
+class ItemOp(IRDLOperation):
+    """Reads a one-element integer tensor as a new unbacked symbol (``x.item()``).
+
+        %u = hop.item %t : !hop.tensor<[], i64> -> !hop.symint<u0>
+
+    Invariant: the result type is a single symbol, declared ``unbacked``.
+    """
+
+    name = "hop.item"
+    input = operand_def(TensorType)
+    result = result_def(SymIntType)
+    traits = traits_def(MemoryReadEffect())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        value = self.result.type.value
+        if not isinstance(value, str) or not value.isidentifier():
+            raise VerifyException(
+                f"'hop.item' result type {self.result.type} must be a single fresh symbol"
+            )
+        for dim in self.input.type.shape:
+            if isinstance(dim, int) and dim != 1:
+                raise VerifyException(
+                    f"'hop.item' operand {_describe(self.input)} : {self.input.type} "
+                    "must have exactly one element"
+                )
+
+
+@irdl_op_definition
+class AssertOp(IRDLOperation):
+    """A runtime check on shape symbols: ``hop.assert %b, "u0 >= 0" : !hop.symbool<Ge(u0, 0)>``.
+
+    Raises at run time, with the message, if the boolean is false. Never removed.
+    """
+
+    name = "hop.assert"
+    condition = operand_def(SymBoolType)
+    message = prop_def(StringAttr)
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "$condition `,` $message attr-dict `:` type($condition)"
+
+
+# --------------------------------------------------------------------------- module structure
+
+
+class _GlobalTensorOp(IRDLOperation):
+    """A named module-level tensor the entry function takes as an argument."""
+
+    sym_name = prop_def(SymbolNameConstraint())
+    tensor_type = prop_def(Attribute, prop_name="type")  # a TensorType, printed in full
+    traits = traits_def(SymbolOpInterface(), Pure())
+    assembly_format = "$sym_name `:` $type attr-dict"
+
+    def verify_(self) -> None:
+        if not isinstance(self.tensor_type, TensorType):
+            raise VerifyException(f"'{self.name}' @{self.symbol} type {self.tensor_type} is not a !hop.tensor")
+
+    def __init__(self, name: str, tensor_type: TensorType):
+        super().__init__(properties={"sym_name": StringAttr(name), "type": tensor_type})
+
+    @property
+    def symbol(self) -> str:
+        return self.sym_name.data
+
+
+@irdl_op_definition
+class ParameterOp(_GlobalTensorOp):
+    """A parameter of the captured module: ``hop.parameter @linear.weight : !hop.tensor<[4, 4], f32>``."""
+
+    name = "hop.parameter"
+
+
+@irdl_op_definition
+class BufferOp(_GlobalTensorOp):
+    """A buffer of the captured module: ``hop.buffer @bn.running_mean : !hop.tensor<[4], f32>``."""
+
+    name = "hop.buffer"
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """A tensor constant of the module, with its value::
+
+        hop.constant @c0 = dense<[1.0, 2.0]> : tensor<2xf32> : !hop.tensor<[2], f32>
+    """
+
+    name = "hop.constant"
+    sym_name = prop_def(SymbolNameConstraint())
+    value = prop_def(DenseIntOrFPElementsAttr)
+    tensor_type = prop_def(Attribute, prop_name="type")  # a TensorType, printed in full
+    traits = traits_def(SymbolOpInterface(), Pure())
+    assembly_format = "$sym_name `=` $value `:` $type attr-dict"
+
+    @property
+    def symbol(self) -> str:
+        return self.sym_name.data
+
+    def verify_(self) -> None:
+        if not isinstance(self.tensor_type, TensorType):
+            raise VerifyException(f"'hop.constant' @{self.symbol} type {self.tensor_type} is not a !hop.tensor")
+        shape = tuple(self.value.get_type().get_shape())
+        if shape != self.tensor_type.shape:
+            raise VerifyException(
+                f"'hop.constant' @{self.symbol} value has shape {list(shape)}, "
+                f"type says {self.tensor_type}"
+            )
+
+
+HOP_REGION_OPS = (CondOp, WhileOp, WrapOp, CheckpointOp, ScanOp, MapOp, SubgraphOp)
+
+Hop = Dialect(
+    "hop",
+    [
+        YieldOp,
+        CondOp,
+        WhileOp,
+        WrapOp,
+        CheckpointOp,
+        ScanOp,
+        MapOp,
+        SubgraphOp,
+        InvokeSubgraphOp,
+        SymbolOp,
+        SymSizeOp,
+        SymConstantOp,
+        *SYM_BINARY_OPS,
+        ItemOp,
+        AssertOp,
+        ParameterOp,
+        BufferOp,
+        ConstantOp,
+    ],
+    [TensorType, SymIntType, SymBoolType, ExprAttr, NoneAttr],
+)

@@ -1,0 +1,1 @@
+"""hopc: an MLIR-style compiler for PyTorch programs with higher-order ops."""

@@ -1,0 +1,80 @@
+"""Located errors: every problem hopc reports names a place in the user's input.
+
+A ``HopcError`` carries a message and a location (file, line, column); its
+``format()`` is the MLIR diagnostic ``file:line:col: error: message``. Ops get
+their locations from the parser (``hopc.ir.parse``) or from the frontend (the
+user's Python line), so any error raised about an op can be located.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.ir import Attribute, Operation
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+    def attribute(self) -> FileLineColLoc:
+        return FileLineColLoc(StringAttr(self.file), IntAttr(self.line), IntAttr(self.column))
+
+
+class HopcError(Exception):
+    """An error in the user's input or program, with where it is."""
+
+    def __init__(self, message: str, location: Location | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def format(self, fallback_file: str = "<unknown>") -> str:
+        where = self.location or Location(fallback_file, 1, 1)
+        return f"{where}: error: {self.message}"
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+def location_from_attribute(attribute: Attribute) -> Location | None:
+    """The file location in an MLIR location attribute, if it has one."""
+    if isinstance(attribute, FileLineColLoc):
+        return Location(attribute.filename.data, attribute.line.data, attribute.column.data)
+    for nested in getattr(attribute, "locations", ()) or ():  # fused locations
+        if (found := location_from_attribute(nested)) is not None:
+            return found
+    return None
+
+
+def location_of(op: Operation | None) -> Location | None:
+    """The location of ``op``, or of its nearest located ancestor."""
+    while op is not None:
+        if (found := location_from_attribute(op.location)) is not None:
+            return found
+        op = op.parent_op()
+    return None
+
+
+def op_error(op: Operation, message: str) -> HopcError:
+    """An error about ``op``, located at it: ``'hop.cond' op <message>``."""
+    return HopcError(f"'{op.name}' op {message}", location_of(op))
+
+
+class LineIndex:
+    """Maps offsets in a text to 1-based (line, column), in O(log n) each."""
+
+    def __init__(self, text: str, line_offset: int = 0):
+        self._starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        self._line_offset = line_offset
+
+    def line_column(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._starts, offset) - 1
+        return line + 1 + self._line_offset, offset - self._starts[line] + 1

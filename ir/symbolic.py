@@ -1,0 +1,448 @@
+"""Symbolic shape expressions over named shape symbols, as sympy and as text.
+
+Note [expression text]
+~~~~~~~~~~~~~~~~~~~~~~
+Shape expressions are written in a small Python-like language:
+
+    expr  := expr ('+' | '-') term | term
+    term  := term ('*' | '//' | '%') unary | unary
+    unary := '-' unary | atom
+    atom  := INTEGER | NAME | 'True' | 'False' | '(' expr ')'
+           | CALL '(' expr (',' expr)* ')'
+    CALL  := 'Max' | 'Min' | 'Eq' | 'Ne' | 'Lt' | 'Le' | 'Gt' | 'Ge'
+           | 'And' | 'Or' | 'Not'
+
+Precedence and associativity are Python's, and so are the meanings of `//`
+and `%` (floor division, remainder with the sign of the divisor). A NAME is
+a shape symbol, always `symbol(name)`. Comparisons are calls (`Ge(u0, 2)`),
+never operators, so the text holds no `<` or `>` and can sit inside MLIR
+`<...>` brackets unescaped.
+
+`print_expr` writes the canonical text of an expression and `parse_expr`
+reads it back, with the round-trip invariant
+
+    parse_expr(print_expr(e)) == e
+
+for every expression `e` built from these constructs that is in evaluated
+form: rebuilding any node from its arguments gives the node back
+(`e.doit() == e`; sympy equality is structural). sympy's own constructors
+return evaluated forms with one exception: Max and Min factor shared
+arguments and build the factored parts unevaluated, so
+`Max(Min(Min(s0, 6), -3), Min(-2, s0))` is `Min(s0, Max(-3, -2))`.
+`parse_expr` re-evaluates such results until they are stable, so it always
+returns evaluated forms, and `print_expr(parse_expr(t))` is a fixed point:
+printing and reparsing it yields the same text.
+
+sympy normalises as it builds (`s0*s0` becomes `s0**2`, `-s0 % 8` becomes
+`Mod(7*s0, 8)`), so the canonical text of an input may differ from the
+input. The printer writes powers as repeated products because the language
+has no `**`.
+"""
+
+import functools
+import re
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+import sympy
+from sympy.core.relational import Relational
+from sympy.logic.boolalg import BooleanAtom
+from sympy.printing.str import StrPrinter
+
+
+class FloorDiv(sympy.Function):
+    """Integer floor division `a // b`, rounding toward negative infinity."""
+
+    is_integer = True
+
+    @classmethod
+    def eval(cls, dividend, divisor):
+        if divisor.is_zero:
+            raise ZeroDivisionError("floor division by zero")
+        if dividend.is_Integer and divisor.is_Integer:
+            return sympy.Integer(int(dividend) // int(divisor))
+        if divisor == 1:
+            return dividend
+        if dividend == 0:
+            return sympy.S.Zero
+        return None
+
+
+def symbol(name: str) -> sympy.Symbol:
+    """The shape symbol called `name`; equal names give equal symbols."""
+    return sympy.Symbol(name, integer=True)
+
+
+class ExprSyntaxError(ValueError):
+    """Text that is not in the expression language of Note [expression text].
+
+    `column` is the 0-based offset in the text where the problem was found.
+    """
+
+    def __init__(self, message: str, column: int):
+        super().__init__(message)
+        self.column = column
+
+
+class UnboundSymbolError(KeyError):
+    """`evaluate` met a symbol that has no value in its environment."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+    def __str__(self) -> str:
+        return f"shape symbol '{self.name}' has no value in the environment"
+
+
+# ---------------------------------------------------------------------------
+# Parsing
+# ---------------------------------------------------------------------------
+
+_WHITESPACE = re.compile(r"\s*")
+_TOKEN = re.compile(r"(?P<integer>\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+                    r"|(?P<punctuation>//|[-+*%(),])")
+
+_BINARY_OPERATORS: dict[str, Callable[[sympy.Basic, sympy.Basic], sympy.Basic]] = {
+    "+": lambda left, right: left + right,
+    "-": lambda left, right: left - right,
+    "*": lambda left, right: left * right,
+    "//": FloorDiv,
+    "%": sympy.Mod,
+}
+
+# Each call name maps to its sympy constructor and its (minimum, maximum)
+# argument count; None means any number.
+_CALLS: dict[str, tuple[Callable[..., sympy.Basic], int, int | None]] = {
+    "Max": (sympy.Max, 1, None),
+    "Min": (sympy.Min, 1, None),
+    "Eq": (sympy.Eq, 2, 2),
+    "Ne": (sympy.Ne, 2, 2),
+    "Lt": (sympy.Lt, 2, 2),
+    "Le": (sympy.Le, 2, 2),
+    "Gt": (sympy.Gt, 2, 2),
+    "Ge": (sympy.Ge, 2, 2),
+    "And": (sympy.And, 1, None),
+    "Or": (sympy.Or, 1, None),
+    "Not": (sympy.Not, 1, 1),
+}
+
+_LITERALS = {"True": sympy.true, "False": sympy.false}
+
+
+class _Token(NamedTuple):
+    kind: str  # "integer", "name", "punctuation" or "end"
+    text: str
+    column: int
+
+
+def _tokenize(text: str) -> list[_Token]:
+    """The tokens of `text`, ending with an "end" token at `len(text)`."""
+    tokens = []
+    position = _WHITESPACE.match(text).end()
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if match is None:
+            raise ExprSyntaxError(
+                f"unexpected character {text[position]!r} at column"
+                f" {position} in {text!r}", position)
+        tokens.append(_Token(match.lastgroup, match.group(), position))
+        position = _WHITESPACE.match(text, match.end()).end()
+    tokens.append(_Token("end", "", len(text)))
+    return tokens
+
+
+class _Parser:
+    """Recursive descent over the grammar of Note [expression text]."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.tokens = _tokenize(text)
+        self.position = 0
+
+    def error(self, message: str, column: int) -> ExprSyntaxError:
+        return ExprSyntaxError(
+            f"{message} at column {column} in {self.text!r}", column)
+
+    def peek(self) -> _Token:
+        return self.tokens[self.position]
+
+    def advance(self) -> _Token:
+        token = self.tokens[self.position]
+        self.position += 1
+        return token
+
+    def expect(self, punctuation: str) -> None:
+        token = self.peek()
+        if token.text != punctuation:
+            raise self.error(f"expected {punctuation!r}", token.column)
+        self.advance()
+
+    def build(self, constructor, arguments, what: str, column: int):
+        """`constructor(*arguments)`, with sympy's refusals as syntax errors."""
+        try:
+            return constructor(*arguments)
+        except (TypeError, ValueError, ZeroDivisionError) as refusal:
+            raise self.error(f"invalid operands for {what} ({refusal})",
+                             column) from refusal
+
+    def parse(self) -> sympy.Basic:
+        expr = self.parse_sum()
+        token = self.peek()
+        if token.kind != "end":
+            raise self.error(f"unexpected {token.text!r}", token.column)
+        return expr
+
+    def parse_sum(self) -> sympy.Basic:
+        return self.parse_left_associative(("+", "-"), self.parse_product)
+
+    def parse_product(self) -> sympy.Basic:
+        return self.parse_left_associative(("*", "//", "%"), self.parse_unary)
+
+    def parse_left_associative(self, operators, parse_operand) -> sympy.Basic:
+        left = parse_operand()
+        while self.peek().text in operators:
+            operator = self.advance()
+            right = parse_operand()
+            left = self.build(_BINARY_OPERATORS[operator.text], (left, right),
+                              f"'{operator.text}'", operator.column)
+        return left
+
+    def parse_unary(self) -> sympy.Basic:
+        token = self.peek()
+        if token.text == "-":
+            self.advance()
+            operand = self.parse_unary()
+            return self.build(lambda value: -value, (operand,), "unary '-'",
+                              token.column)
+        return self.parse_atom()
+
+    def parse_atom(self) -> sympy.Basic:
+        token = self.advance()
+        if token.kind == "integer":
+            return sympy.Integer(int(token.text))
+        if token.kind == "name":
+            if token.text in _LITERALS:
+                return _LITERALS[token.text]
+            if token.text in _CALLS:
+                return self.parse_call(token)
+            if self.peek().text == "(":
+                raise self.error(f"unknown function {token.text!r}",
+                                 token.column)
+            return symbol(token.text)
+        if token.text == "(":
+            expr = self.parse_sum()
+            self.expect(")")
+            return expr
+        found = "end of input" if token.kind == "end" else repr(token.text)
+        raise self.error(f"expected an expression, found {found}",
+                         token.column)
+
+    def parse_call(self, name: _Token) -> sympy.Basic:
+        constructor, minimum, maximum = _CALLS[name.text]
+        self.expect("(")
+        arguments = [self.parse_sum()]
+        while self.peek().text == ",":
+            self.advance()
+            arguments.append(self.parse_sum())
+        self.expect(")")
+        if len(arguments) < minimum or (maximum is not None
+                                         and len(arguments) > maximum):
+            expected = minimum if minimum == maximum else f"at least {minimum}"
+            raise self.error(
+                f"{name.text} takes {expected} argument(s), got"
+                f" {len(arguments)}", name.column)
+        return self.build(constructor, arguments, name.text, name.column)
+
+
+def parse_expr(text: str) -> sympy.Basic:
+    """The expression written as `text`, in evaluated form.
+
+    Raises ExprSyntaxError for anything outside the language, including
+    operands sympy refuses (`True + 1`) and division by a literal zero.
+    See Note [expression text] for what "evaluated form" means.
+    """
+    expr = _Parser(text).parse()
+    if expr.has(sympy.Max, sympy.Min):
+        reevaluated = expr.doit()
+        while reevaluated != expr:
+            expr, reevaluated = reevaluated, reevaluated.doit()
+    return expr
+
+
+# ---------------------------------------------------------------------------
+# Printing
+# ---------------------------------------------------------------------------
+
+# How tightly printed text binds, loosest first: a sum, a product-level
+# operation (`*`, `//`, `%`, and powers, printed as products), a negative
+# literal, an atom or call.
+_SUM, _PRODUCT, _NEGATION, _ATOM = range(4)
+
+_RELATION_NAMES = {"==": "Eq", "!=": "Ne", "<": "Lt", "<=": "Le", ">": "Gt",
+                   ">=": "Ge"}
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+_PRINTABLE = (sympy.Integer, sympy.Symbol, sympy.Add, sympy.Mul, sympy.Pow,
+              FloorDiv, sympy.Mod, sympy.Max, sympy.Min, Relational, sympy.And,
+              sympy.Or, sympy.Not, BooleanAtom)
+
+
+def _precedence(expr: sympy.Basic) -> int:
+    if expr.is_Add:
+        return _SUM
+    if expr.is_Mul or expr.is_Pow or isinstance(expr, (FloorDiv, sympy.Mod)):
+        return _PRODUCT
+    if expr.is_Integer and expr < 0:
+        return _NEGATION
+    return _ATOM
+
+
+class _ExprPrinter(StrPrinter):
+    """Writes the canonical text of Note [expression text].
+
+    Every construct is printed by a method here (the StrPrinter defaults use
+    `Mod(a, b)`, `a >= b`, `a & b` and `**`); anything else is refused.
+    """
+
+    def _print(self, expr, **kwargs) -> str:
+        if not isinstance(expr, _PRINTABLE):
+            kind = ("non-integer number" if isinstance(expr, sympy.Number)
+                    else "construct")
+            raise ValueError(f"cannot print {kind} {expr} as a shape expression")
+        return super()._print(expr, **kwargs)
+
+    def _print_Symbol(self, expr) -> str:
+        if not _IDENTIFIER.fullmatch(expr.name) or expr.name in _CALLS \
+                or expr.name in _LITERALS:
+            raise ValueError(f"symbol name {expr.name!r} cannot be written as"
+                             " a shape symbol")
+        return expr.name
+
+    def _operand(self, expr, parenthesize_at: int) -> str:
+        """`expr`, parenthesised if it binds no tighter than `parenthesize_at`."""
+        text = self._print(expr)
+        return f"({text})" if _precedence(expr) <= parenthesize_at else text
+
+    def _print_Add(self, expr) -> str:
+        first, *rest = self._as_ordered_terms(expr)
+        parts = [self._print(first)]
+        for term in rest:
+            if term.could_extract_minus_sign():
+                parts.append(f" - {self._print(-term)}")
+            else:
+                parts.append(f" + {self._print(term)}")
+        return "".join(parts)
+
+    def _print_Mul(self, expr) -> str:
+        return self._product(*expr.as_coeff_mul())
+
+    def _print_Pow(self, expr) -> str:
+        return self._product(sympy.S.One, (expr,))
+
+    def _product(self, coefficient, factors) -> str:
+        """`coefficient` times `factors`, with each power as a repeated factor."""
+        if not coefficient.is_Integer:
+            raise ValueError(f"cannot print non-integer number {coefficient}"
+                             " as a shape expression")
+        bases = []
+        for factor in factors:
+            if factor.is_Pow:
+                if not (factor.exp.is_Integer and factor.exp > 1):
+                    raise ValueError(f"cannot print power {factor} as a shape"
+                                     " expression")
+                bases.extend([factor.base] * int(factor.exp))
+            else:
+                bases.append(factor)
+        text = "*".join(self._operand(base, _PRODUCT) for base in bases)
+        if coefficient == 1:
+            return text
+        if bases[0].is_Add:
+            # `2*(s0 + 1)*s1` would parse as `(2*s0 + 2)*s1`: sympy
+            # distributes a number over a lone sum.
+            text = f"({text})"
+        if coefficient == -1:
+            return f"-{text}"
+        return f"{coefficient}*{text}"
+
+    def _binary(self, expr, operator: str) -> str:
+        left, right = expr.args
+        left_text = self._print(left)
+        if _precedence(left) < _PRODUCT:
+            left_text = f"({left_text})"
+        return f"{left_text} {operator} {self._operand(right, _PRODUCT)}"
+
+    def _print_FloorDiv(self, expr) -> str:
+        return self._binary(expr, "//")
+
+    def _print_Mod(self, expr) -> str:
+        return self._binary(expr, "%")
+
+    def _call(self, name: str, arguments) -> str:
+        return f"{name}({', '.join(self._print(a) for a in arguments)})"
+
+    def _print_Max(self, expr) -> str:
+        return self._call("Max", expr.args)
+
+    def _print_Min(self, expr) -> str:
+        return self._call("Min", expr.args)
+
+    def _print_Relational(self, expr) -> str:
+        return self._call(_RELATION_NAMES[expr.rel_op], expr.args)
+
+    def _print_And(self, expr) -> str:
+        return self._call("And", expr.args)
+
+    def _print_Or(self, expr) -> str:
+        return self._call("Or", expr.args)
+
+    def _print_Not(self, expr) -> str:
+        return self._call("Not", expr.args)
+
+
+_PRINTER = _ExprPrinter()
+
+
+def print_expr(expr: sympy.Basic) -> str:
+    """The canonical text of `expr` (Note [expression text]).
+
+    Raises ValueError for what the language cannot write: non-integer
+    numbers, negative powers, other functions.
+    """
+    return _PRINTER.doprint(expr)
+
+
+@functools.lru_cache(maxsize=4096)
+def canonical_text(text: str) -> str:
+    """`text` reprinted in canonical form; a fixed point of itself."""
+    return print_expr(parse_expr(text))
+
+
+# ---------------------------------------------------------------------------
+# Evaluation
+# ---------------------------------------------------------------------------
+
+
+def free_symbol_names(expr: sympy.Basic) -> frozenset[str]:
+    """The names of the shape symbols `expr` depends on."""
+    return frozenset(free.name for free in expr.free_symbols)
+
+
+def evaluate(expr: sympy.Basic, env: Mapping[str, int]) -> int | bool:
+    """The value of `expr` with each symbol replaced by its value in `env`.
+
+    `//` and `%` follow Python, negative operands included. The result is a
+    bool for comparisons and boolean connectives, otherwise an int.
+    """
+    values = {}
+    for free in sorted(expr.free_symbols, key=lambda free: free.name):
+        if free.name not in env:
+            raise UnboundSymbolError(free.name)
+        values[free] = sympy.Integer(env[free.name])
+    value = expr.xreplace(values)
+    if isinstance(value, BooleanAtom):
+        return bool(value)
+    if value.is_Integer:
+        return int(value)
+    raise ValueError(f"{print_expr(expr)} did not evaluate to a number: {value}")

@@ -1,0 +1,311 @@
+"""Types and attributes of hop-level IR: symbolic tensors and symbolic scalars.
+
+A tensor type is a shape and an element type. Each dimension is an ``int`` or
+the canonical text of a sympy expression over named shape symbols (see
+Note [expression text] in ``symbolic.py``)::
+
+    !hop.tensor<[s0, 4], f32>
+    !hop.tensor<[s0 // 4, Max(1, u0)], bf16>
+    !hop.tensor<[], i1>                        // a 0-d boolean tensor
+
+Element types are MLIR builtin types, one per torch dtype (``DTYPES``).
+
+Scalars that are known only symbolically carry their value as an expression in
+their type: ``!hop.symint<s0*2>`` is an integer equal to ``2*s0`` and
+``!hop.symbool<Ge(u0, 2)>`` a boolean. Attributes of ATen ops whose value is a
+symbolic integer are ``#hop.expr<...>``; a ``None`` argument is ``#hop.none``.
+
+Note [lazy sympy]: importing sympy costs more than starting xDSL, so dimension
+texts that are an integer or a single symbol (almost all of them) are handled
+without it; only compound expressions are canonicalized through sympy, on first
+use, and the result is cached.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    ComplexType,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    Signedness,
+)
+from xdsl.ir import Attribute, Data, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+
+Dim = int | str
+"""A dimension: a static size, or the canonical text of a symbolic expression."""
+
+DTYPES: dict[str, Attribute] = {
+    "float16": Float16Type(),
+    "bfloat16": BFloat16Type(),
+    "float32": Float32Type(),
+    "float64": Float64Type(),
+    "int8": IntegerType(8),
+    "int16": IntegerType(16),
+    "int32": IntegerType(32),
+    "int64": IntegerType(64),
+    "uint8": IntegerType(8, Signedness.UNSIGNED),
+    "bool": IntegerType(1),
+    "complex64": ComplexType(Float32Type()),
+    "complex128": ComplexType(Float64Type()),
+}
+"""torch dtype name -> MLIR element type. The only element types a tensor may have."""
+
+_ELEMENT_TYPES_BY_TEXT: dict[str, Attribute] = {
+    "f16": DTYPES["float16"],
+    "bf16": DTYPES["bfloat16"],
+    "f32": DTYPES["float32"],
+    "f64": DTYPES["float64"],
+    "i8": DTYPES["int8"],
+    "i16": DTYPES["int16"],
+    "i32": DTYPES["int32"],
+    "i64": DTYPES["int64"],
+    "ui8": DTYPES["uint8"],
+    "i1": DTYPES["bool"],
+    "complex<f32>": DTYPES["complex64"],
+    "complex<f64>": DTYPES["complex128"],
+}
+_TEXT_BY_ELEMENT_TYPE = {t: text for text, t in _ELEMENT_TYPES_BY_TEXT.items()}
+DTYPE_NAME_BY_ELEMENT_TYPE = {t: name for name, t in DTYPES.items()}
+
+_INTEGER = re.compile(r"-?[0-9]+\Z")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_IDENTIFIERS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FUNCTION_NAMES = frozenset(
+    {"Max", "Min", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "And", "Or", "Not", "True", "False"}
+)
+
+
+class ExpressionError(ValueError):
+    """A malformed expression text; ``column`` is the offset of the fault in it."""
+
+    def __init__(self, message: str, column: int = 0):
+        super().__init__(message)
+        self.column = column
+
+
+@lru_cache(maxsize=None)
+def canonical_dim(text: str) -> Dim:
+    """The canonical form of a dimension text: an int, or canonical expression text.
+
+    Raises ``ExpressionError`` for text that is not an expression.
+    """
+    text = text.strip()
+    if _INTEGER.match(text):
+        return int(text)
+    if _IDENTIFIER.match(text) and text not in _FUNCTION_NAMES:
+        return text
+    return canonical_expression(text)
+
+
+@lru_cache(maxsize=None)
+def canonical_expression(text: str) -> Dim:
+    """Canonical text of a compound expression (through sympy, see Note [lazy sympy])."""
+    from hopc.ir import symbolic
+
+    try:
+        expression = symbolic.parse_expr(text)
+    except symbolic.ExprSyntaxError as error:
+        raise ExpressionError(str(error), error.column) from None
+    if expression.is_Integer:
+        return int(expression)
+    return symbolic.print_expr(expression)
+
+
+def dim_symbols(dim: Dim) -> frozenset[str]:
+    """Names of the shape symbols that a dimension mentions."""
+    if isinstance(dim, int):
+        return frozenset()
+    return frozenset(name for name in _IDENTIFIERS.findall(dim) if name not in _FUNCTION_NAMES)
+
+
+def _split_top_level(text: str) -> list[tuple[str, int]]:
+    """Splits ``text`` at commas outside parentheses; yields (piece, offset)."""
+    pieces: list[tuple[str, int]] = []
+    depth, start = 0, 0
+    for index, char in enumerate(text):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            pieces.append((text[start:index], start))
+            start = index + 1
+    pieces.append((text[start:], start))
+    return pieces
+
+
+def _parse_dims(parser: AttrParser, text: str, offset: int) -> tuple[Dim, ...]:
+    """Parses ``s0, 4, Max(1, u0)``; errors point into the parser's input."""
+    if not text.strip():
+        return ()
+    dims: list[Dim] = []
+    for piece, start in _split_top_level(text):
+        try:
+            dims.append(canonical_dim(piece))
+        except ExpressionError as error:
+            parser.raise_error(
+                f"malformed dimension '{piece.strip()}': {error}", offset + start
+            )
+    return tuple(dims)
+
+
+def _parse_expression_body(parser: AttrParser) -> Dim:
+    start = parser._current_token.span.start + 1  # noqa: SLF001 (MLIR's raw body scan)
+    body = parser._parse_dialect_symbol_body()  # noqa: SLF001
+    try:
+        return canonical_dim(body)
+    except ExpressionError as error:
+        parser.raise_error(f"malformed expression '{body.strip()}': {error}", start)
+
+
+def format_dim(dim: Dim) -> str:
+    return str(dim)
+
+
+@irdl_attr_definition
+class TensorType(Data[tuple[tuple[Dim, ...], Attribute]], TypeAttribute):
+    """A tensor with a symbolic shape: ``!hop.tensor<[s0, 4], f32>``.
+
+    Invariant: each dimension is an int or canonical expression text, and the
+    element type is one of ``DTYPES``.
+    """
+
+    name = "hop.tensor"
+
+    def __init__(self, shape: Iterable[Dim] | tuple[tuple[Dim, ...], Attribute],
+                 element_type: Attribute | None = None):
+        if element_type is None:  # xDSL's parser passes the parsed (dims, element type) pair
+            shape, element_type = shape  # type: ignore[misc]
+        dims = tuple(d if isinstance(d, int) else canonical_dim(d) for d in shape)
+        super().__init__((dims, element_type))
+
+    @property
+    def shape(self) -> tuple[Dim, ...]:
+        return self.data[0]
+
+    @property
+    def element_type(self) -> Attribute:
+        return self.data[1]
+
+    @property
+    def rank(self) -> int:
+        return len(self.data[0])
+
+    @property
+    def dtype_name(self) -> str:
+        """The torch dtype name of the element type, e.g. ``float32``."""
+        return DTYPE_NAME_BY_ELEMENT_TYPE[self.element_type]
+
+    def free_symbols(self) -> frozenset[str]:
+        return frozenset().union(*(dim_symbols(d) for d in self.shape))
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> tuple[tuple[Dim, ...], Attribute]:
+        body_start = parser._current_token.span.start + 1  # noqa: SLF001
+        body = parser._parse_dialect_symbol_body()  # noqa: SLF001
+        close = body.rfind("]")
+        if not body.lstrip().startswith("[") or close < 0:
+            parser.raise_error("expected '[dims], element-type' in !hop.tensor", body_start)
+        open_index = body.index("[")
+        dims = _parse_dims(parser, body[open_index + 1 : close], body_start + open_index + 1)
+        rest = body[close + 1 :].strip()
+        if not rest.startswith(","):
+            parser.raise_error("expected ', element-type' after the shape", body_start + close + 1)
+        element_text = rest[1:].strip()
+        element_type = _ELEMENT_TYPES_BY_TEXT.get(element_text)
+        if element_type is None:
+            parser.raise_error(
+                f"unknown element type '{element_text}' (expected one of "
+                f"{', '.join(_ELEMENT_TYPES_BY_TEXT)})",
+                body_start + close + 1,
+            )
+        return dims, element_type
+
+    def print_parameter(self, printer: Printer) -> None:
+        dims = ", ".join(format_dim(d) for d in self.shape)
+        printer.print_string(f"<[{dims}], {_TEXT_BY_ELEMENT_TYPE[self.element_type]}>")
+
+    def verify(self) -> None:
+        from xdsl.utils.exceptions import VerifyException
+
+        if self.element_type not in _TEXT_BY_ELEMENT_TYPE:
+            raise VerifyException(f"!hop.tensor has unsupported element type {self.element_type}")
+
+
+class _ExpressionData(Data[Dim]):
+    """Shared parsing and printing of ``<expression>`` bodies."""
+
+    def __init__(self, value: Dim):
+        super().__init__(value if isinstance(value, int) else canonical_dim(value))
+
+    @property
+    def value(self) -> Dim:
+        return self.data
+
+    def free_symbols(self) -> frozenset[str]:
+        return dim_symbols(self.data)
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> Dim:
+        return _parse_expression_body(parser)
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f"<{format_dim(self.data)}>")
+
+
+@irdl_attr_definition
+class SymIntType(_ExpressionData, TypeAttribute):
+    """An integer whose value is the expression in its type: ``!hop.symint<s0*2>``."""
+
+    name = "hop.symint"
+
+
+@irdl_attr_definition
+class SymBoolType(_ExpressionData, TypeAttribute):
+    """A boolean whose value is the expression in its type: ``!hop.symbool<Ge(u0, 2)>``."""
+
+    name = "hop.symbool"
+
+
+@irdl_attr_definition
+class ExprAttr(_ExpressionData):
+    """A symbolic integer argument of an op: ``#hop.expr<s0 // 4>``."""
+
+    name = "hop.expr"
+
+
+@irdl_attr_definition
+class NoneAttr(ParametrizedAttribute):
+    """Python's ``None`` as an op argument: ``#hop.none``."""
+
+    name = "hop.none"
+
+
+def is_scalar_bool(type_: Attribute) -> bool:
+    """Whether a value of this type can be a predicate: a 0-d bool tensor or a symbool."""
+    if isinstance(type_, SymBoolType):
+        return True
+    return (
+        isinstance(type_, TensorType)
+        and type_.rank == 0
+        and type_.element_type == DTYPES["bool"]
+    )
+
+
+def free_symbols_of_types(types: Sequence[Attribute]) -> frozenset[str]:
+    """Shape symbols mentioned by any of ``types``."""
+    names: set[str] = set()
+    for type_ in types:
+        if isinstance(type_, (TensorType, _ExpressionData)):
+            names |= type_.free_symbols()
+    return frozenset(names)

@@ -1,0 +1,60 @@
+"""Regenerates ``dialects/aten_ops.json`` from PyTorch's operator registry.
+
+Every ``aten::`` overload whose schema torchgen can model is recorded with its
+arguments and returns as PyTorch declares them, so that the ``aten`` dialect can
+represent any ATen operator without importing torch (the way torch-mlir
+generates its op table). Run it after a torch upgrade:
+
+    python scripts/generate_aten_table.py
+"""
+
+import json
+import pathlib
+
+import torch
+from torchgen.model import FunctionSchema
+
+TABLE = pathlib.Path(__file__).resolve().parent.parent / "dialects" / "aten_ops.json"
+
+
+def _argument_record(argument, kwarg_only: bool) -> list:
+    annotation = str(argument.annotation) if argument.annotation else None
+    return [argument.name, str(argument.type), annotation, kwarg_only, argument.default]
+
+
+def _return_record(ret) -> list:
+    annotation = str(ret.annotation) if ret.annotation else None
+    return [ret.name or "", str(ret.type), annotation]
+
+
+def schema_records() -> dict[str, dict]:
+    records: dict[str, dict] = {}
+    for schema in torch._C._jit_get_all_schemas():
+        if not schema.name.startswith("aten::"):
+            continue
+        try:
+            parsed = FunctionSchema.parse(str(schema).removeprefix("aten::"))
+        except (AssertionError, RuntimeError, KeyError, ValueError):
+            continue  # TorchScript-only signatures (Dict[str, t], Future[t], ...)
+        base = str(parsed.name.name)
+        overload = parsed.name.overload_name
+        op_name = f"aten.{base}" + (f".{overload}" if overload else "")
+        arguments = parsed.arguments
+        args = [_argument_record(a, False) for a in arguments.flat_positional]
+        args += [_argument_record(a, True) for a in arguments.flat_kwarg_only]
+        args += [_argument_record(a, True) for a in arguments.out]
+        records[op_name] = {
+            "args": args,
+            "returns": [_return_record(r) for r in parsed.returns],
+        }
+    return dict(sorted(records.items()))
+
+
+def main() -> None:
+    table = {"torch_version": torch.__version__, "ops": schema_records()}
+    TABLE.write_text(json.dumps(table, separators=(",", ":")) + "\n")
+    print(f"wrote {len(table['ops'])} ATen overloads to {TABLE}")
+
+
+if __name__ == "__main__":
+    main()
