@@ -121,11 +121,18 @@ def canonical_expression(text: str) -> Dim:
     return symbolic.print_expr(expression)
 
 
+@lru_cache(maxsize=None)
 def dim_symbols(dim: Dim) -> frozenset[str]:
     """Names of the shape symbols that a dimension mentions."""
     if isinstance(dim, int):
         return frozenset()
     return frozenset(name for name in _IDENTIFIERS.findall(dim) if name not in _FUNCTION_NAMES)
+
+
+@lru_cache(maxsize=None)
+def shape_symbols(shape: tuple[Dim, ...]) -> frozenset[str]:
+    """Names of the shape symbols that any dimension of a shape mentions."""
+    return frozenset().union(*(dim_symbols(d) for d in shape))
 
 
 def _split_top_level(text: str) -> list[tuple[str, int]]:
@@ -207,7 +214,7 @@ class TensorType(Data[tuple[tuple[Dim, ...], Attribute]], TypeAttribute):
         return DTYPE_NAME_BY_ELEMENT_TYPE[self.element_type]
 
     def free_symbols(self) -> frozenset[str]:
-        return frozenset().union(*(dim_symbols(d) for d in self.shape))
+        return shape_symbols(self.shape)
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> tuple[tuple[Dim, ...], Attribute]:

@@ -1,0 +1,36 @@
+"""hopc's passes, by name. Each is a module pass usable from Python and as a ``hopc-opt`` flag.
+
+A pass module ``passes/<name>.py`` declares a ``ModulePass`` subclass whose
+``name`` is its flag; its docstring's first line is the one-line summary that
+``hopc-opt --help`` shows. Modules are imported only when a pass is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+
+from xdsl.passes import ModulePass
+
+PASS_CLASSES: dict[str, str] = {
+    "canonicalize": "hopc.passes.canonicalize:CanonicalizePass",
+    "cse": "hopc.passes.cse:CommonSubexpressionEliminationPass",
+    "dce": "hopc.passes.dce:DeadCodeEliminationPass",
+}
+"""Pass name -> ``module:class``, in pipeline order."""
+
+
+def pass_class(name: str) -> type[ModulePass]:
+    module_name, class_name = PASS_CLASSES[name].split(":")
+    return getattr(import_module(module_name), class_name)
+
+
+def pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Name -> factory, as xDSL's ``PassPipeline.parse_spec`` takes them."""
+    return {name: (lambda name=name: pass_class(name)) for name in PASS_CLASSES}
+
+
+def summary(name: str) -> str:
+    """The first line of the pass's docstring."""
+    doc = pass_class(name).__doc__ or ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""

@@ -1,0 +1,25 @@
+"""Verification of a whole hop-level module, with located diagnostics.
+
+``verify_module`` runs each op's xDSL verifier (IRDL constraints and the op's
+own ``verify_``) one op at a time, so that a failure names the op and its
+location, then checks the module structure (``hopc.ir.module``).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import VerifyException
+
+from hopc.ir.diagnostics import op_error
+from hopc.ir.module import verify_structure
+
+
+def verify_module(module: ModuleOp) -> None:
+    """Raises ``HopcError`` at the first op that does not verify."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as error:
+            message = str(error).split("\n")[0].removeprefix("Operation does not verify: ")
+            raise op_error(op, message) from None
+    verify_structure(module)

@@ -1,0 +1,42 @@
+"""lit configuration of hopc's FileCheck tests.
+
+Every ``.mlir`` test also gets the round-trip check of ``hopc.tools.roundtrip``
+(print -> parse -> print is a fixed point, custom and generic forms agree, and
+real ``mlir-opt`` accepts the generic form when it is installed); see
+``RoundTripShTest``.
+"""
+
+import os
+import shutil
+import sys
+
+import lit.formats
+
+sys.path.insert(0, os.path.dirname(__file__))
+from roundtrip_format import RoundTripShTest  # noqa: E402
+
+config.name = "hopc"
+config.test_format = RoundTripShTest(execute_external=False)
+config.suffixes = [".mlir", ".py"]
+config.excludes = ["lit.cfg.py", "roundtrip_format.py", "lit.local.cfg"]
+config.test_source_root = os.path.dirname(__file__)
+
+python = sys.executable
+config.substitutions.append(("%python", python))
+config.environment["PYTHONUNBUFFERED"] = "1"
+config.environment["TRITON_INTERPRET"] = "1"
+for name in ("HOME", "PATH", "TMPDIR"):
+    if name in os.environ:
+        config.environment[name] = os.environ[name]
+# Tools of the active environment come first (hopc-opt, filecheck).
+config.environment["PATH"] = os.path.dirname(python) + os.pathsep + config.environment.get("PATH", "")
+
+MLIR_OPT_CANDIDATES = ("mlir-opt", "mlir-opt-22", "/usr/lib/llvm-22/bin/mlir-opt")
+mlir_opt = next((shutil.which(c) for c in MLIR_OPT_CANDIDATES if shutil.which(c)), None)
+if mlir_opt:
+    config.available_features.add("mlir-opt")
+    config.substitutions.append(("%mlir-opt", mlir_opt))
+    config.environment["HOPC_MLIR_OPT"] = mlir_opt
+else:
+    lit_config.note("real mlir-opt not found (Debian package mlir-22-tools): "
+                    "generic-form checks against MLIR are skipped")
