@@ -69,7 +69,11 @@ class FloorDiv(sympy.Function):
 
 
 def symbol(name: str) -> sympy.Symbol:
-    """The shape symbol called `name`; equal names give equal symbols."""
+    """The shape symbol called `name`; equal names give equal symbols.
+
+    Every symbol this module creates comes from here, so a symbol is an
+    integer and is identified by its name alone.
+    """
     return sympy.Symbol(name, integer=True)
 
 
@@ -99,9 +103,9 @@ class UnboundSymbolError(KeyError):
 # Parsing
 # ---------------------------------------------------------------------------
 
-_WHITESPACE = re.compile(r"\s*")
+_WHITESPACE = re.compile(r"\s*", re.ASCII)
 _TOKEN = re.compile(r"(?P<integer>\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-                    r"|(?P<punctuation>//|[-+*%(),])")
+                    r"|(?P<punctuation>//|[-+*%(),])", re.ASCII)
 
 _BINARY_OPERATORS: dict[str, Callable[[sympy.Basic, sympy.Basic], sympy.Basic]] = {
     "+": lambda left, right: left + right,
@@ -136,6 +140,10 @@ class _Token(NamedTuple):
     column: int
 
 
+def _syntax_error(text: str, message: str, column: int) -> ExprSyntaxError:
+    return ExprSyntaxError(f"{message} at column {column} in {text!r}", column)
+
+
 def _tokenize(text: str) -> list[_Token]:
     """The tokens of `text`, ending with an "end" token at `len(text)`."""
     tokens = []
@@ -143,9 +151,8 @@ def _tokenize(text: str) -> list[_Token]:
     while position < len(text):
         match = _TOKEN.match(text, position)
         if match is None:
-            raise ExprSyntaxError(
-                f"unexpected character {text[position]!r} at column"
-                f" {position} in {text!r}", position)
+            raise _syntax_error(
+                text, f"unexpected character {text[position]!r}", position)
         tokens.append(_Token(match.lastgroup, match.group(), position))
         position = _WHITESPACE.match(text, match.end()).end()
     tokens.append(_Token("end", "", len(text)))
@@ -161,8 +168,7 @@ class _Parser:
         self.position = 0
 
     def error(self, message: str, column: int) -> ExprSyntaxError:
-        return ExprSyntaxError(
-            f"{message} at column {column} in {self.text!r}", column)
+        return _syntax_error(self.text, message, column)
 
     def peek(self) -> _Token:
         return self.tokens[self.position]
@@ -263,6 +269,7 @@ def parse_expr(text: str) -> sympy.Basic:
     See Note [expression text] for what "evaluated form" means.
     """
     expr = _Parser(text).parse()
+    # Rebuild until stable: sympy's Max and Min can leave parts unevaluated.
     if expr.has(sympy.Max, sympy.Min):
         reevaluated = expr.doit()
         while reevaluated != expr:
@@ -275,14 +282,15 @@ def parse_expr(text: str) -> sympy.Basic:
 # ---------------------------------------------------------------------------
 
 # How tightly printed text binds, loosest first: a sum, a product-level
-# operation (`*`, `//`, `%`, and powers, printed as products), a negative
-# literal, an atom or call.
-_SUM, _PRODUCT, _NEGATION, _ATOM = range(4)
+# operation (`*`, `//`, `%`, and powers, printed as products), anything
+# else. A negative literal counts as an atom: unary minus binds tighter
+# than every binary operator.
+_SUM, _PRODUCT, _ATOM = range(3)
 
 _RELATION_NAMES = {"==": "Eq", "!=": "Ne", "<": "Lt", "<=": "Le", ">": "Gt",
                    ">=": "Ge"}
 
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
 
 _PRINTABLE = (sympy.Integer, sympy.Symbol, sympy.Add, sympy.Mul, sympy.Pow,
               FloorDiv, sympy.Mod, sympy.Max, sympy.Min, Relational, sympy.And,
@@ -294,8 +302,6 @@ def _precedence(expr: sympy.Basic) -> int:
         return _SUM
     if expr.is_Mul or expr.is_Pow or isinstance(expr, (FloorDiv, sympy.Mod)):
         return _PRODUCT
-    if expr.is_Integer and expr < 0:
-        return _NEGATION
     return _ATOM
 
 
@@ -314,8 +320,8 @@ class _ExprPrinter(StrPrinter):
         return super()._print(expr, **kwargs)
 
     def _print_Symbol(self, expr) -> str:
-        if not _IDENTIFIER.fullmatch(expr.name) or expr.name in _CALLS \
-                or expr.name in _LITERALS:
+        reserved = expr.name in _CALLS or expr.name in _LITERALS
+        if reserved or not _IDENTIFIER.fullmatch(expr.name):
             raise ValueError(f"symbol name {expr.name!r} cannot be written as"
                              " a shape symbol")
         return expr.name

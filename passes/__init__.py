@@ -13,9 +13,13 @@ from importlib import import_module
 from xdsl.passes import ModulePass
 
 PASS_CLASSES: dict[str, str] = {
+    "functionalize": "hopc.passes.functionalize:FunctionalizePass",
+    "lift-symbols": "hopc.passes.lift_symbols:LiftSymbolsPass",
     "canonicalize": "hopc.passes.canonicalize:CanonicalizePass",
     "cse": "hopc.passes.cse:CommonSubexpressionEliminationPass",
     "dce": "hopc.passes.dce:DeadCodeEliminationPass",
+    "verify-functional": "hopc.passes.verify_functional:VerifyFunctionalPass",
+    "verify-symbol-closed": "hopc.passes.verify_symbol_closed:VerifySymbolClosedPass",
 }
 """Pass name -> ``module:class``, in pipeline order."""
 

@@ -10,9 +10,19 @@ generates its op table). Run it after a torch upgrade:
 
 import json
 import pathlib
+import re
 
 import torch
 from torchgen.model import FunctionSchema
+
+_LIST_DEFAULT = re.compile(r"=\[([^\]]*)\]")
+
+
+def _torchgen_text(schema) -> str:
+    """The schema as torchgen parses it: list defaults written without spaces."""
+    text = str(schema).removeprefix("aten::")
+    return _LIST_DEFAULT.sub(lambda m: "=[" + m.group(1).replace(" ", "") + "]", text)
+
 
 TABLE = pathlib.Path(__file__).resolve().parent.parent / "dialects" / "aten_ops.json"
 
@@ -33,7 +43,7 @@ def schema_records() -> dict[str, dict]:
         if not schema.name.startswith("aten::"):
             continue
         try:
-            parsed = FunctionSchema.parse(str(schema).removeprefix("aten::"))
+            parsed = FunctionSchema.parse(_torchgen_text(schema))
         except (AssertionError, RuntimeError, KeyError, ValueError):
             continue  # TorchScript-only signatures (Dict[str, t], Future[t], ...)
         base = str(parsed.name.name)

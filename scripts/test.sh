@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The whole test suite: pytest, then the lit + FileCheck suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export TRITON_INTERPRET=1
+.venv/bin/python -m pytest
+.venv/bin/lit -q lit_tests
