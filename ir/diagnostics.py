@@ -63,9 +63,15 @@ def location_of(op: Operation | None) -> Location | None:
     return None
 
 
+def op_name(op: Operation) -> str:
+    """The name the op was written with (an unregistered op's own name too)."""
+    written = getattr(op, "op_name", None)  # xDSL's UnregisteredOp keeps it here
+    return written.data if written is not None else op.name
+
+
 def op_error(op: Operation, message: str) -> HopcError:
     """An error about ``op``, located at it: ``'hop.cond' op <message>``."""
-    return HopcError(f"'{op.name}' op {message}", location_of(op))
+    return HopcError(f"'{op_name(op)}' op {message}", location_of(op))
 
 
 class LineIndex:

@@ -86,7 +86,7 @@ def entry_signature(module: ModuleOp) -> EntrySignature:
         argument = target.value.data
         if outputs[index] != inputs[argument]:
             raise op_error(function, f"result {index} is copied back to argument {argument} but has "
-                                     f"type {outputs[index]}, the argument {inputs[argument]}")
+                                     f"type {outputs[index]}, the argument has type {inputs[argument]}")
         copy_back[index] = argument
     return EntrySignature(function, globals_by_argument, tuple(user_inputs), copy_back,
                           tuple(user_outputs))

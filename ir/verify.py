@@ -20,6 +20,8 @@ def verify_module(module: ModuleOp) -> None:
         try:
             op.verify(verify_nested_ops=False)
         except VerifyException as error:
-            message = str(error).split("\n")[0].removeprefix("Operation does not verify: ")
+            # IRDL constraint messages put their reason on a second line.
+            message = " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+            message = message.removeprefix(f"'{op.name}' ")  # op_error names the op
             raise op_error(op, message) from None
     verify_structure(module)

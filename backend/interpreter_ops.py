@@ -1,0 +1,149 @@
+"""What the reference interpreter does per value: call an ATen op, check a value's type.
+
+Both are pure helpers of ``hopc.backend.interpreter``: they take the values
+they need as arguments and report problems as exceptions or strings, which
+the interpreter turns into located ``InterpreterError``s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, MutableMapping, Sequence
+from functools import cache
+
+import torch
+from xdsl.ir import Attribute, SSAValue
+
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_schema import Argument, Schema
+from hopc.ir.torch_values import dtype_of, evaluate_dim, is_evaluable, value_of_attribute
+from hopc.ir.types import Dim, SymBoolType, SymIntType, TensorType
+
+# --------------------------------------------------------------------------- ATen calls
+
+
+@cache
+def _torch_overload(base_name: str, overload: str) -> torch._ops.OpOverload:
+    return getattr(getattr(torch.ops.aten, base_name), overload or "default")
+
+
+def call_aten(op: AtenOp, value_of: Callable[[SSAValue], object],
+              symbols: MutableMapping[str, int]) -> list[object]:
+    """Runs ``op`` with PyTorch's own kernel; returns one value per result of ``op``.
+
+    Arguments go to torch as the schema names them: positionally up to the
+    first one the op leaves at its default, by keyword after it (torch accepts
+    any argument by name). Tensors are passed as they are, so in-place ops and
+    views act on the caller's tensors as in eager mode.
+    """
+    positional: list[object] = []
+    keywords: dict[str, object] = {}
+    operands = {argument.name: values for argument, values in op.operand_groups()}
+    for index, argument in enumerate(op.SCHEMA.arguments):
+        if argument.takes_operands:
+            value = _operand_value(op, argument, operands[argument.name], value_of)
+        elif (attribute := op.argument_attribute(argument.name)) is not None:
+            value = value_of_attribute(argument, attribute, symbols)
+        else:
+            continue  # left to the schema's default; later arguments go by name
+        if argument.kwarg_only or len(positional) < index:
+            keywords[argument.name] = value
+        else:
+            positional.append(value)
+    returned = _torch_overload(op.SCHEMA.base_name, op.SCHEMA.overload)(*positional, **keywords)
+    return _flatten_returns(op.SCHEMA, returned)
+
+
+def _operand_value(op: AtenOp, argument: Argument, values: Sequence[SSAValue],
+                   value_of: Callable[[SSAValue], object]) -> object:
+    """A tensor, None for an absent ``Tensor?``, or a list with its ``None``s restored."""
+    if not argument.is_tensor_list:
+        return value_of(values[0]) if values else None
+    nones = set(op.tensor_list_nones(argument))
+    remaining = iter(values)
+    return [None if position in nones else value_of(next(remaining))
+            for position in range(len(values) + len(nones))]
+
+
+def _flatten_returns(schema: Schema, returned: object) -> list[object]:
+    """torch's return value as a flat list: one entry per result of the IR op."""
+    if len(schema.returns) == 1:
+        per_return = [returned]
+    else:
+        per_return = list(() if returned is None else returned)
+    flat: list[object] = []
+    for ret, value in zip(schema.returns, per_return, strict=True):
+        if ret.is_tensor_list:
+            flat.extend(value)
+        else:
+            flat.append(value)
+    return flat
+
+
+# --------------------------------------------------------------------------- type checks
+
+
+def match_types(values: Sequence[object], types: Sequence[Attribute],
+                symbols: MutableMapping[str, int]) -> tuple[int, str] | None:
+    """Checks run-time values against their IR types; binds symbols seen for the first time.
+
+    A dimension (or ``!hop.symint``) that is a single symbol without a value
+    binds it to the observed size; every dimension that can then be evaluated
+    must equal the observed size. Returns the index of the first mismatching
+    value and why, or None. Types other than tensors and symbolic scalars are
+    not checked.
+    """
+    for value, type_ in zip(values, types):
+        _bind_new_symbols(value, type_, symbols)
+    for index, (value, type_) in enumerate(zip(values, types)):
+        reason = _mismatch(value, type_, symbols)
+        if reason is not None:
+            return index, reason
+    return None
+
+
+def _is_symbol(dim: Dim) -> bool:
+    return isinstance(dim, str) and dim.isidentifier()
+
+
+def _bind_new_symbols(value: object, type_: Attribute, symbols: MutableMapping[str, int]) -> None:
+    if isinstance(type_, TensorType) and isinstance(value, torch.Tensor) \
+            and value.dim() == type_.rank:
+        observed = zip(type_.shape, value.shape)
+    elif isinstance(type_, SymIntType) and _is_int(value):
+        observed = [(type_.value, value)]
+    else:
+        return
+    for dim, size in observed:
+        if _is_symbol(dim) and dim not in symbols:
+            symbols[dim] = int(size)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _mismatch(value: object, type_: Attribute, symbols: MutableMapping[str, int]) -> str | None:
+    if isinstance(type_, TensorType):
+        return _tensor_mismatch(value, type_, symbols)
+    if isinstance(type_, SymIntType | SymBoolType):
+        expected_kind = int if isinstance(type_, SymIntType) else bool
+        if not (_is_int(value) if expected_kind is int else isinstance(value, bool)):
+            return f"is {value!r}, expected a Python {expected_kind.__name__} for {type_}"
+        if is_evaluable(type_.value, symbols) and evaluate_dim(type_.value, symbols) != value:
+            return f"is {value}, type {type_} says {evaluate_dim(type_.value, symbols)}"
+    return None
+
+
+def _tensor_mismatch(value: object, type_: TensorType,
+                     symbols: MutableMapping[str, int]) -> str | None:
+    if not isinstance(value, torch.Tensor):
+        return f"is {type(value).__name__} {value!r}, expected a tensor of type {type_}"
+    shape = list(value.shape)
+    if value.dim() != type_.rank:
+        return f"has shape {shape}, type {type_} has rank {type_.rank}"
+    if value.dtype != dtype_of(type_.element_type):
+        return f"has dtype {value.dtype}, type {type_} says {dtype_of(type_.element_type)}"
+    expected = [evaluate_dim(d, symbols) if is_evaluable(d, symbols) else d for d in type_.shape]
+    if any(isinstance(e, int) and e != size for e, size in zip(expected, shape)):
+        return f"has shape {shape}, type {type_} says [{', '.join(map(str, expected))}]"
+    return None
