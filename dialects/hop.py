@@ -54,6 +54,7 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import (
+    HasCanonicalizationPatternsTrait,
     HasParent,
     IsTerminator,
     MemoryReadEffect,
@@ -79,25 +80,35 @@ from hopc.ir.types import (
 
 
 def _describe(value: SSAValue) -> str:
-    return value.name_hint and f"%{value.name_hint}" or f"value #{_index_of(value)}"
-
-
-def _index_of(value: SSAValue) -> int:
+    """``%name``, or where a value printed by number comes from (``result #0 of 'aten.mm'``)."""
+    if value.name_hint:
+        return f"%{value.name_hint}"
     owner = value.owner
     if isinstance(owner, Operation):
-        return owner.results.index(value)
-    return value.index  # type: ignore[attr-defined]
+        return f"result #{owner.results.index(value)} of '{owner.name}'"
+    return f"block argument #{value.index}"  # type: ignore[attr-defined]
 
 
-def _check_types(what: str, actual: Sequence[Attribute], expected: Sequence[Attribute],
-                 names: Sequence[str] | None = None) -> None:
-    """Raises a VerifyException naming the first mismatch between two type lists."""
+def _type_list(types: Sequence[Attribute]) -> str:
+    return "(" + ", ".join(str(t) for t in types) + ")"
+
+
+def _check_values(what: str, values: Sequence[SSAValue], expected: Sequence[Attribute],
+                  role: str) -> None:
+    """Raises a VerifyException naming the first value whose type is not the expected one.
+
+    A value is named by its ``role`` and position in ``values`` (``yielded value #1 %k``).
+    """
+    actual = [v.type for v in values]
     if len(actual) != len(expected):
-        raise VerifyException(f"{what}: expected {len(expected)} values, got {len(actual)}")
-    for index, (got, want) in enumerate(zip(actual, expected)):
-        if got != want:
-            label = names[index] if names else f"#{index}"
-            raise VerifyException(f"{what}: {label} has type {got}, expected {want}")
+        raise VerifyException(f"{what}: expected {len(expected)} values {_type_list(expected)}, "
+                              f"got {len(actual)} {_type_list(actual)}")
+    for index, (value, want) in enumerate(zip(values, expected)):
+        if value.type != want:
+            name = f" %{value.name_hint}" if value.name_hint else ""
+            raise VerifyException(
+                f"{what}: {role} #{index}{name} has type {value.type}, expected {want}"
+            )
 
 
 def _yield_of(region: Region) -> YieldOp:
@@ -110,26 +121,56 @@ def _yield_of(region: Region) -> YieldOp:
 def _check_region_signature(op_name: str, region_name: str, region: Region,
                             arg_types: Sequence[Attribute],
                             yield_types: Sequence[Attribute] | None) -> None:
-    block = region.block
-    _check_types(f"'{op_name}' {region_name} region arguments",
-                 [a.type for a in block.args], arg_types)
+    _check_values(f"'{op_name}' {region_name} region arguments", region.block.args, arg_types,
+                  "block argument")
     if yield_types is not None:
-        yielded = _yield_of(region).values
-        _check_types(f"'{op_name}' {region_name} region yields",
-                     [v.type for v in yielded], yield_types,
-                     [f"yielded {_describe(v)}" for v in yielded])
+        _check_values(f"'{op_name}' {region_name} region yields", _yield_of(region).values,
+                      yield_types, "yielded value")
 
 
-def _sliced(type_: Attribute, what: str) -> TensorType:
+def _sliced(value: SSAValue, what: str) -> TensorType:
     """The type of one slice along dim 0 (what scan and map bodies see)."""
+    type_ = value.type
     if not isinstance(type_, TensorType) or type_.rank == 0:
-        raise VerifyException(f"{what} must be a tensor of rank >= 1, got {type_}")
+        raise VerifyException(
+            f"{what} {_describe(value)} has type {type_}, expected a tensor of rank >= 1"
+        )
     return TensorType(type_.shape[1:], type_.element_type)
 
 
-def _stacked(type_: Attribute, length: int | str) -> TensorType:
-    assert isinstance(type_, TensorType)
+def _slices(op_name: str, xs: Sequence[SSAValue]) -> tuple[int | str, list[TensorType]]:
+    """The dim 0 that all of ``xs`` share (the number of steps) and their slice types."""
+    if not xs:
+        raise VerifyException(f"'{op_name}' needs at least one operand in xs")
+    slice_types = [_sliced(x, f"'{op_name}' xs operand") for x in xs]
+    first = xs[0]
+    length = first.type.shape[0]  # type: ignore[attr-defined]
+    for x in xs[1:]:
+        if x.type.shape[0] != length:  # type: ignore[attr-defined]
+            raise VerifyException(
+                f"'{op_name}' xs operands differ in dim 0: {_describe(first)} has type "
+                f"{first.type}, {_describe(x)} has type {x.type}"
+            )
+    return length, slice_types
+
+
+def _stacked(op_name: str, yielded: SSAValue, length: int | str) -> TensorType:
+    """The type of a per-step output ``yielded`` stacked along a new dim 0 of ``length``."""
+    type_ = yielded.type
+    if not isinstance(type_, TensorType):
+        raise VerifyException(f"'{op_name}' body yields {_describe(yielded)} of type {type_} "
+                              "as a per-step output, expected a tensor")
     return TensorType((length, *type_.shape), type_.element_type)
+
+
+class HopCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    """Attaches ``hopc.passes.canonicalization.hop``'s patterns (each matches only its ops)."""
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple:
+        from hopc.passes.canonicalization.hop import CANONICALIZATION_PATTERNS
+
+        return CANONICALIZATION_PATTERNS
 
 
 # --------------------------------------------------------------------------- terminator
@@ -240,7 +281,8 @@ class CondOp(IRDLOperation):
     outputs = var_result_def()
     then_region = region_def("single_block")
     else_region = region_def("single_block")
-    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp),
+                        HopCanonicalizationPatterns())
     assembly_format = (
         "$predicate `(` $inputs `)` attr-dict `:` type($predicate) `,` "
         "functional-type($inputs, $outputs) `then` $then_region `else` $else_region"
@@ -260,9 +302,34 @@ class CondOp(IRDLOperation):
                 "(!hop.tensor<[], i1> or !hop.symbool)"
             )
         input_types = [v.type for v in self.inputs]
-        result_types = [r.type for r in self.outputs]
-        _check_region_signature(self.name, "then", self.then_region, input_types, result_types)
-        _check_region_signature(self.name, "else", self.else_region, input_types, result_types)
+        for region_name, region in (("then", self.then_region), ("else", self.else_region)):
+            _check_region_signature(self.name, region_name, region, input_types,
+                                    self._expected_yield_types(region))
+
+    def _expected_yield_types(self, region: Region) -> list[Attribute]:
+        """The result types, except where a result size is fresh (Note [cond result symbols]).
+
+        Note [cond result symbols]: when the branches produce different
+        data-dependent sizes, each result dimension that differs is a fresh
+        unbacked symbol that no operand mentions (PyTorch gives cond's outputs
+        their own symbols, PR 148206); it names whichever size the taken
+        branch yields, so a branch may yield any size there.
+        """
+        from hopc.ir.types import free_symbols_of_types
+
+        mentioned = free_symbols_of_types([self.predicate.type, *(v.type for v in self.inputs)])
+        expected: list[Attribute] = []
+        yielded = [v.type for v in _yield_of(region).values]
+        for index, result in enumerate(self.outputs):
+            result_type, got = result.type, yielded[index] if index < len(yielded) else None
+            if (isinstance(result_type, TensorType) and isinstance(got, TensorType)
+                    and got.rank == result_type.rank):
+                result_type = TensorType(
+                    [g if isinstance(r, str) and r.isidentifier() and r not in mentioned else r
+                     for r, g in zip(result_type.shape, got.shape)],
+                    result_type.element_type)
+            expected.append(result_type)
+        return expected
 
 
 @irdl_op_definition
@@ -285,7 +352,8 @@ class WhileOp(IRDLOperation):
     cond_region = region_def("single_block")
     body_region = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp),
+                        HopCanonicalizationPatterns())
     assembly_format = (
         "`(` $carried `)` `additional` `(` $additional `)` attr-dict `:` "
         "functional-type($carried, $outputs) `,` type($additional) "
@@ -300,15 +368,21 @@ class WhileOp(IRDLOperation):
 
     def verify_(self) -> None:
         carried_types = [v.type for v in self.carried]
-        _check_types("'hop.while' results", [r.type for r in self.outputs], carried_types)
+        _check_values("'hop.while' results", self.outputs, carried_types, "result")
         arg_types = carried_types + [v.type for v in self.additional]
         _check_region_signature(self.name, "cond", self.cond_region, arg_types, None)
         _check_region_signature(self.name, "body", self.body_region, arg_types, carried_types)
         condition = _yield_of(self.cond_region).values
-        if len(condition) != 1 or not is_scalar_bool(condition[0].type):
-            found = ", ".join(str(v.type) for v in condition) or "nothing"
+        if len(condition) != 1:
             raise VerifyException(
-                f"'hop.while' cond region must yield one scalar boolean, yields {found}"
+                f"'hop.while' cond region must yield one scalar boolean, yields "
+                f"{len(condition)} values {_type_list([v.type for v in condition])}"
+            )
+        if not is_scalar_bool(condition[0].type):
+            raise VerifyException(
+                f"'hop.while' cond region yields {_describe(condition[0])} of type "
+                f"{condition[0].type}, expected a scalar boolean "
+                "(!hop.tensor<[], i1> or !hop.symbool)"
             )
 
 
@@ -350,20 +424,15 @@ class ScanOp(IRDLOperation):
         return self.reverse is not None
 
     def verify_(self) -> None:
-        if not self.xs:
-            raise VerifyException("'hop.scan' needs at least one scanned operand (xs)")
-        lengths = {_sliced(x.type, "'hop.scan' xs operand") and x.type.shape[0] for x in self.xs}
-        if len(lengths) != 1:
-            raise VerifyException(f"'hop.scan' xs operands differ in dim 0: {sorted(map(str, lengths))}")
-        length = lengths.pop()
+        length, slice_types = _slices(self.name, self.xs)
         init_types = [v.type for v in self.init]
-        slice_types = [_sliced(x.type, "'hop.scan' xs operand") for x in self.xs]
         arg_types = init_types + slice_types + [v.type for v in self.additional]
         _check_region_signature(self.name, "body", self.body, arg_types, None)
-        yielded = [v.type for v in _yield_of(self.body).values]
-        _check_types("'hop.scan' body yields (carry)", yielded[: len(init_types)], init_types)
-        expected = init_types + [_stacked(t, length) for t in yielded[len(init_types):]]
-        _check_types("'hop.scan' results", [r.type for r in self.outputs], expected)
+        yielded = _yield_of(self.body).values
+        _check_values("'hop.scan' body yields (carry)", yielded[: len(init_types)], init_types,
+                      "yielded value")
+        expected = init_types + [_stacked(self.name, v, length) for v in yielded[len(init_types):]]
+        _check_values("'hop.scan' results", self.outputs, expected, "result")
 
 
 @irdl_op_definition
@@ -389,15 +458,12 @@ class MapOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        if not self.xs:
-            raise VerifyException("'hop.map' needs at least one mapped operand (xs)")
-        slice_types = [_sliced(x.type, "'hop.map' xs operand") for x in self.xs]
-        length = self.xs[0].type.shape[0]
+        length, slice_types = _slices(self.name, self.xs)
         arg_types = slice_types + [v.type for v in self.additional]
         _check_region_signature(self.name, "body", self.body, arg_types, None)
-        yielded = [v.type for v in _yield_of(self.body).values]
-        _check_types("'hop.map' results", [r.type for r in self.outputs],
-                     [_stacked(t, length) for t in yielded])
+        yielded = _yield_of(self.body).values
+        _check_values("'hop.map' results", self.outputs,
+                      [_stacked(self.name, v, length) for v in yielded], "result")
 
 
 @irdl_op_definition
@@ -446,10 +512,10 @@ class InvokeSubgraphOp(IRDLOperation):
         subgraph = self.subgraph()
         if subgraph is None:
             raise VerifyException(f"'hop.invoke_subgraph' calls unknown subgraph {self.callee}")
-        _check_types(f"'hop.invoke_subgraph' operands of {self.callee}",
-                     [v.type for v in self.inputs], subgraph.input_types)
-        _check_types(f"'hop.invoke_subgraph' results of {self.callee}",
-                     [r.type for r in self.outputs], subgraph.output_types)
+        _check_values(f"'hop.invoke_subgraph' operands of {self.callee}", self.inputs,
+                      subgraph.input_types, "operand")
+        _check_values(f"'hop.invoke_subgraph' results of {self.callee}", self.outputs,
+                      subgraph.output_types, "result")
 
 
 # --------------------------------------------------------------------------- shape symbols
@@ -545,7 +611,7 @@ class SymSizeOp(IRDLOperation):
     input = operand_def(TensorType)
     dim = prop_def(IntegerAttr[I64])
     result = result_def(SymIntType)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), HopCanonicalizationPatterns())
     assembly_format = "$input `[` $dim `]` attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, tensor: SSAValue, dim: int):
@@ -558,7 +624,8 @@ class SymSizeOp(IRDLOperation):
         assert isinstance(tensor_type, TensorType)
         dim = self.dim.value.data
         if not 0 <= dim < tensor_type.rank:
-            raise VerifyException(f"'hop.sym_size' dim {dim} out of range for {tensor_type}")
+            raise VerifyException(f"'hop.sym_size' dim {dim} out of range for {_describe(self.input)}"
+                                  f" of type {tensor_type} (rank {tensor_type.rank})")
         expected = SymIntType(tensor_type.shape[dim])
         if self.result.type != expected:
             raise VerifyException(
@@ -569,15 +636,23 @@ class SymSizeOp(IRDLOperation):
 
 @irdl_op_definition
 class SymConstantOp(IRDLOperation):
-    """An integer constant as a symbolic value: ``hop.sym_constant : !hop.symint<4>``."""
+    """A constant as a symbolic value: ``hop.sym_constant : !hop.symint<4>``.
+
+    Booleans too: ``hop.sym_constant : !hop.symbool<True>`` (a folded comparison).
+    """
 
     name = "hop.sym_constant"
-    result = result_def(SymIntType)
+    result = result_def(SymIntType | SymBoolType)
     traits = traits_def(Pure())
     assembly_format = "attr-dict `:` type($result)"
 
     def verify_(self) -> None:
-        if not isinstance(self.result.type.value, int):
+        value = self.result.type.value
+        if isinstance(self.result.type, SymBoolType):
+            constant = value in ("True", "False")
+        else:
+            constant = isinstance(value, int)
+        if not constant:
             raise VerifyException(f"'hop.sym_constant' type {self.result.type} is not a constant")
 
 
@@ -591,7 +666,7 @@ class _SymBinaryOp(IRDLOperation):
     lhs = operand_def(SymIntType)
     rhs = operand_def(SymIntType)
     result = result_def()
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), HopCanonicalizationPatterns())
     assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
     RESULT_KIND: ClassVar[type[SymIntType] | type[SymBoolType]] = SymIntType
     APPLY: ClassVar[Callable]
@@ -605,15 +680,21 @@ class _SymBinaryOp(IRDLOperation):
         value = cls.APPLY(symbolic.parse_expr(str(lhs.value)), symbolic.parse_expr(str(rhs.value)))
         return cls.RESULT_KIND(symbolic.print_expr(value))
 
-    @classmethod
-    def build(cls, lhs: SSAValue, rhs: SSAValue) -> _SymBinaryOp:
-        return cls(operands=[lhs, rhs], result_types=[cls.expected_type(lhs.type, rhs.type)])
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs],
+                         result_types=[self.expected_type(lhs.type, rhs.type)])
 
     def verify_(self) -> None:
-        expected = self.expected_type(self.lhs.type, self.rhs.type)
+        operands = (f"{_describe(self.lhs)} : {self.lhs.type} and "
+                    f"{_describe(self.rhs)} : {self.rhs.type}")
+        try:
+            expected = self.expected_type(self.lhs.type, self.rhs.type)
+        except (ZeroDivisionError, ValueError) as error:
+            raise VerifyException(f"'{self.name}' is undefined on {operands}: {error}") from None
         if self.result.type != expected:
             raise VerifyException(
-                f"'{self.name}' result has type {self.result.type}, expected {expected}"
+                f"'{self.name}' result {_describe(self.result)} has type {self.result.type}, "
+                f"expected {expected} from {operands}"
             )
 
 
@@ -681,13 +762,14 @@ class ItemOp(IRDLOperation):
         value = self.result.type.value
         if not isinstance(value, str) or not value.isidentifier():
             raise VerifyException(
-                f"'hop.item' result type {self.result.type} must be a single fresh symbol"
+                f"'hop.item' result {_describe(self.result)} has type {self.result.type}, "
+                "expected a single symbol (!hop.symint<u0>)"
             )
         for dim in self.input.type.shape:
             if isinstance(dim, int) and dim != 1:
                 raise VerifyException(
-                    f"'hop.item' operand {_describe(self.input)} : {self.input.type} "
-                    "must have exactly one element"
+                    f"'hop.item' operand {_describe(self.input)} has type {self.input.type}, "
+                    "expected a tensor of exactly one element"
                 )
 
 
@@ -695,13 +777,14 @@ class ItemOp(IRDLOperation):
 class AssertOp(IRDLOperation):
     """A runtime check on shape symbols: ``hop.assert %b, "u0 >= 0" : !hop.symbool<Ge(u0, 0)>``.
 
-    Raises at run time, with the message, if the boolean is false. Never removed.
+    Raises at run time, with the message, if the boolean is false. Removed only
+    when its condition is the constant ``True`` (``--canonicalize``).
     """
 
     name = "hop.assert"
     condition = operand_def(SymBoolType)
     message = prop_def(StringAttr)
-    traits = traits_def(MemoryWriteEffect())
+    traits = traits_def(MemoryWriteEffect(), HopCanonicalizationPatterns())
     assembly_format = "$condition `,` $message attr-dict `:` type($condition)"
 
 

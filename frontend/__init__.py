@@ -1,0 +1,19 @@
+"""Capture of PyTorch programs into hop-level IR, and ``hopc.compile``.
+
+    capture.py          hopc.capture: Dynamo -> ATen -> IR, verified
+    dynamo_capture.py   Dynamo's graph of a program, its inputs and module tensors
+    kept_regions.py     wrap and checkpoint kept through ATen tracing (Note [kept regions])
+    aten_lowering.py    pre-dispatch ATen tracing (Note [pre-dispatch capture])
+    constant_hoisting.py  constants made in HOP bodies become operands (Note [hoisted constants])
+    module_import.py    the module: symbols, globals, subgraphs, entry function
+    importer.py         one FX graph -> one block; ATen calls and symbolic scalars
+    hop_regions.py      one import method per HOP kind
+    aten_import.py      one ATen call -> one aten op (Note [wrapped numbers])
+    shape_symbols.py    torch sizes -> expression text; hop.symbol declarations
+    locations.py        node -> the user's file, line and column
+    errors.py           located errors about the user's program
+    entry_values.py     the entry arguments of a captured module for a call
+    module_call.py      running a module like a function (interpreter)
+    compile.py          hopc.compile
+    dynamo_backend.py   torch.compile(backend="hopc")
+"""

@@ -1,1 +1,41 @@
-"""hopc: an MLIR-style compiler for PyTorch programs with higher-order ops."""
+"""hopc: an MLIR-style compiler for PyTorch programs with higher-order ops.
+
+The public API; each entry point imports its machinery on first use, so that
+``import hopc`` imports neither torch nor the dialects.
+
+- ``capture(program, args, kwargs=None, *, dynamic_shapes=None)`` -> the
+  captured-level module of a PyTorch program (``hopc.frontend.capture``);
+- ``compile(program, **options)`` -> a callable with the program's eager
+  semantics (``hopc.frontend.compile``);
+- ``parse(text)`` -> the module that hop-level IR text denotes
+  (``hopc.ir.parse.parse_module``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["capture", "compile", "parse"]
+
+
+def capture(program: Any, args: Any, kwargs: Any = None, *, dynamic_shapes: Any = None) -> Any:
+    from hopc.frontend.capture import capture as capture_program
+
+    return capture_program(program, args, kwargs, dynamic_shapes=dynamic_shapes)
+
+
+def compile(program: Any, **options: Any) -> Any:  # noqa: A001 (the public name)
+    from hopc.frontend.compile import compile_program
+
+    return compile_program(program, **options)
+
+
+def parse(text: str, **options: Any) -> Any:
+    from hopc.ir.parse import parse_module
+
+    return parse_module(text, **options)
+
+
+capture.__doc__ = "The captured-level module of ``program(*args, **kwargs)`` (see ``hopc.frontend.capture``)."
+compile.__doc__ = "A callable with ``program``'s eager semantics (see ``hopc.frontend.compile``)."
+parse.__doc__ = "The module that hop-level IR ``text`` denotes (see ``hopc.ir.parse.parse_module``)."

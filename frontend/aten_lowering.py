@@ -1,0 +1,81 @@
+"""Dynamo's torch-level graph -> an ATen-level graph, with nothing functionalized.
+
+Note [pre-dispatch capture]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Dynamo's graph calls torch functions and methods (``x.sin()``,
+``torch._C._nn.linear``, ``a @ b``). We retrace it with ``make_fx`` in
+pre-dispatch mode on the fake inputs Dynamo traced with: every call is recorded
+as the ATen overload it dispatches to *before* autograd, functionalization or
+decomposition run, which is exactly what the captured level wants:
+
+- in-place ops (``aten.add_.Tensor``), ``out=`` ops, views (``aten.select``)
+  and mutation through views stay as they ran, including mutation of inputs
+  and buffers (placeholders);
+- composite ops stay whole (``aten.linear``, ``aten.scaled_dot_product_attention``,
+  ``aten.layer_norm``), since decomposing them is a pass's decision;
+- HOPs stay calls with their subgraphs retraced the same way (``cond``,
+  ``while_loop``, ``scan``, ``map_impl``, ``invoke_subgraph``, and ``wrap`` and
+  checkpoint through Note [kept regions]);
+- sizes stay symbolic: the trace runs in Dynamo's fake mode, so its
+  ``ShapeEnv`` names every size (and the runtime asserts, as
+  ``_assert_scalar`` calls).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+import torch.fx
+from torch._dispatch.python import enable_python_dispatcher
+from torch._subclasses.fake_tensor import FakeTensorMode, unset_fake_temporarily
+from torch.fx.experimental.proxy_tensor import make_fx
+
+from hopc.frontend.constant_hoisting import hoist_constants
+from hopc.frontend.errors import first_paragraph
+from hopc.frontend.kept_regions import keep_regions
+from hopc.frontend.locations import node_location
+from hopc.ir.diagnostics import HopcError
+
+
+class _LocatingInterpreter(torch.fx.Interpreter):
+    """Runs a graph; a failure becomes a ``HopcError`` at the user's line of the node."""
+
+    extra_traceback = False
+
+    def run_node(self, node: torch.fx.Node) -> object:
+        try:
+            return super().run_node(node)
+        except HopcError:
+            raise
+        except Exception as error:  # noqa: BLE001 (any tracer failure is the user's construct)
+            raise HopcError(f"cannot trace {_describe(node)} to ATen: {first_paragraph(error)}",
+                            node_location(node)) from error
+
+
+def _describe(node: torch.fx.Node) -> str:
+    target = node.target
+    name = getattr(target, "__name__", None) or str(target)
+    return f"'{name}'" if node.op == "call_function" else f"'{node.op} {name}'"
+
+
+def lower_to_aten(graph_module: torch.fx.GraphModule, fake_inputs: Sequence[object],
+                  fake_mode: FakeTensorMode) -> torch.fx.GraphModule:
+    """The pre-dispatch ATen graph of ``graph_module`` on ``fake_inputs`` (Note [pre-dispatch capture]).
+
+    The result has one placeholder per fake input, in order, and tensor
+    attributes only at its top level (Note [hoisted constants]).
+    ``graph_module``'s wrap and checkpoint calls are retargeted in place
+    (Note [kept regions]).
+    """
+    keep_regions(graph_module)
+
+    def run(*inputs: object) -> object:
+        with torch.fx.traceback.preserve_node_meta():
+            return _LocatingInterpreter(graph_module).run(*inputs)
+
+    with unset_fake_temporarily(), enable_python_dispatcher(), fake_mode:
+        aten_graph = make_fx(run, tracing_mode="real", pre_dispatch=True,
+                             _allow_non_fake_inputs=True, _allow_fake_constant=False)(*fake_inputs)
+    hoist_constants(aten_graph)
+    return aten_graph

@@ -1,0 +1,59 @@
+"""``hopc.compile``: a PyTorch program with its eager semantics, run through hopc.
+
+``compile_program(program)`` is ``torch.compile(program, backend=hopc_backend)``
+with Dynamo configured to keep what hopc captures: ``.item()`` and
+data-dependent output sizes stay in the graph (unbacked symbols) rather than
+breaking it, a ``nested_compile_region`` called once stays a region, and a
+Python float stays a constant of the graph (a new value recompiles; hopc has no
+symbolic floats), where an int that changes becomes a ``!hop.symint`` input.
+Dynamo guards each compiled graph (shapes, dtypes, devices, requires_grad,
+Python scalars) and recompiles when a guard fails; after a size changes it
+recompiles once with that size symbolic, so one module serves every size
+(``dynamic=True`` asks for that from the start, ``dynamic=False`` never).
+Outputs keep the program's pytree, and mutation of inputs and buffers is
+visible to the caller. Graph breaks are allowed unless ``fullgraph=True``:
+the Python between graphs runs eagerly, as in ``torch.compile``.
+
+A hop-level module (``xdsl`` ``ModuleOp``) is accepted too; the result takes
+the entry function's arguments explicitly and returns its user outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from xdsl.dialects.builtin import ModuleOp
+
+from hopc.frontend.dynamo_backend import hopc_backend
+from hopc.frontend.module_call import ModuleCall
+from hopc.ir.verify import verify_module
+
+_DYNAMO_CONFIG = {
+    "capture_scalar_outputs": True,
+    "capture_dynamic_output_shape_ops": True,
+    "inline_single_use_invoke_subgraph": False,
+    "specialize_float": True,
+}
+
+
+class CompiledProgram:
+    """``program`` compiled by Dynamo with the hopc backend (see the module docstring)."""
+
+    def __init__(self, program: Callable, dynamic: bool | None, fullgraph: bool):
+        self.program = program
+        self._compiled = torch.compile(program, backend=hopc_backend, dynamic=dynamic,
+                                       fullgraph=fullgraph)
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        with torch._dynamo.config.patch(_DYNAMO_CONFIG):
+            return self._compiled(*args, **kwargs)
+
+
+def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None,
+                    fullgraph: bool = False) -> Callable:
+    """A callable with ``program``'s eager semantics, compiled by hopc."""
+    if isinstance(program, ModuleOp):
+        verify_module(program)
+        return ModuleCall(program)
+    return CompiledProgram(program, dynamic, fullgraph)

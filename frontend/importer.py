@@ -1,0 +1,237 @@
+"""FX graphs at the ATen level -> hop-level IR, one HOP kind per import method.
+
+``GraphImporter`` fills one block from one FX graph: the entry function's from
+the traced program, or a region's from a HOP's subgraph (recursively, so HOPs
+nest to any depth). Each FX node becomes at most one op, located at the user's
+line that produced it:
+
+- ``torch.ops.aten.*`` calls -> ``aten`` ops (``aten_import``), except the
+  symbolic-shape ones: ``sym_size`` -> ``hop.sym_size``, ``item`` ->
+  ``hop.item``, ``_assert_scalar`` -> ``hop.assert``;
+- Python arithmetic and comparisons on ``SymInt``s -> ``hop.sym_*``;
+- each HOP -> its region op, by ``_import_<kind>`` (``_import_cond``,
+  ``_import_while``, ...), the way torch-mlir's ``fx_importer`` has one
+  ``_import_hop_*`` per HOP.
+
+A HOP subgraph takes its operands as placeholders, in order, so a region's
+block arguments are the HOP's operands. Values are keyed by FX node; a node
+with several results (a HOP, a multi-result ATen op) maps to the list of them
+and ``operator.getitem`` picks one.
+"""
+
+from __future__ import annotations
+
+import operator
+from io import StringIO
+
+import torch
+import torch.fx
+import torch.utils._pytree as pytree
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.printer import Printer
+
+from hopc.dialects import hop
+from hopc.frontend.aten_import import aten_result_types, build_aten_op
+from hopc.frontend.errors import first_paragraph, unsupported
+from hopc.frontend.hop_regions import RegionImports
+from hopc.frontend.locations import location_attribute
+from hopc.frontend.shape_symbols import ShapeSymbols
+from hopc.ir.types import SymIntType
+
+_aten = torch.ops.aten
+
+SYMBOLIC_OPERATIONS: dict[object, type[Operation]] = {
+    operator.add: hop.SymAddOp, operator.sub: hop.SymSubOp, operator.mul: hop.SymMulOp,
+    operator.floordiv: hop.SymFloorDivOp, operator.mod: hop.SymModOp,
+    torch.sym_max: hop.SymMaxOp, torch.sym_min: hop.SymMinOp,
+    operator.eq: hop.SymEqOp, operator.ne: hop.SymNeOp, operator.lt: hop.SymLtOp,
+    operator.le: hop.SymLeOp, operator.gt: hop.SymGtOp, operator.ge: hop.SymGeOp,
+}
+"""Python's operators on ``SymInt``s, as the trace records them, and their ops."""
+
+_RANGE_ONLY = frozenset({_aten.sym_constrain_range.default,
+                         _aten.sym_constrain_range_for_size.default})
+"""Calls whose whole effect is a symbol's range, which its ``hop.symbol`` records."""
+
+_FORWARD_NEUTRAL = frozenset({torch._C._set_grad_enabled})
+"""Calls that change no forward value (grad mode only matters to autograd)."""
+
+_CONSTRUCT_NAMES = {
+    torch.amp.autocast_mode._enter_autocast: "torch.autocast regions",
+    torch.amp.autocast_mode._exit_autocast: "torch.autocast regions",
+}
+"""What the user wrote, for calls whose traced name does not say it."""
+
+
+class ModuleImports:
+    """What the import of one module shares across its graphs: symbols and subgraphs."""
+
+    def __init__(self, symbols: ShapeSymbols):
+        self.symbols = symbols
+        self.subgraphs: list[hop.SubgraphOp] = []
+        self._subgraph_names: dict[str, str] = {}
+
+    def shared_subgraph(self, body: Region) -> str:
+        """The symbol of the ``hop.subgraph`` with this body, made on first use.
+
+        Bodies are compared as printed IR, so structurally equal subgraphs are one.
+        """
+        text = _region_text(body)
+        name = self._subgraph_names.get(text)
+        if name is None:
+            name = self._subgraph_names[text] = f"subgraph_{len(self.subgraphs)}"
+            self.subgraphs.append(hop.SubgraphOp(properties={"sym_name": StringAttr(name)},
+                                                 regions=[body]))
+        return name
+
+
+def _region_text(region: Region) -> str:
+    stream = StringIO()
+    Printer(stream=stream).print_region(region)
+    return stream.getvalue()
+
+
+class GraphImporter(RegionImports):
+    """Imports one FX graph into one block (see the module docstring)."""
+
+    def __init__(self, imports: ModuleImports, graph_module: torch.fx.GraphModule, block: Block):
+        self.imports = imports
+        self.symbols = imports.symbols
+        self.graph_module = graph_module
+        self.block = block
+        self.values: dict[torch.fx.Node, SSAValue | list[SSAValue]] = {}
+        self.modules: dict[torch.fx.Node, torch.fx.GraphModule] = {}
+
+    def import_graph(self) -> list[SSAValue]:
+        """Imports every node; returns the values of the graph's outputs, flattened."""
+        placeholders = self.graph_module.graph.find_nodes(op="placeholder")
+        if len(placeholders) != len(self.block.args):
+            raise AssertionError(f"{len(placeholders)} placeholders for "
+                                 f"{len(self.block.args)} block arguments")
+        self.values.update(zip(placeholders, self.block.args))
+        for node in self.graph_module.graph.nodes:
+            if node.op == "output":
+                return [self.value(leaf, node) for leaf in pytree.tree_leaves(node.args[0])]
+            if node.op != "placeholder":
+                self._import_node(node)
+        raise AssertionError("an FX graph without an output node")
+
+    # ----------------------------------------------------------------- values
+
+    def value(self, argument: object, user: torch.fx.Node) -> SSAValue:
+        """The SSA value of an FX argument; a Python int becomes a ``hop.sym_constant``."""
+        if isinstance(argument, torch.fx.Node):
+            value = self.values[argument]
+            if isinstance(value, list):
+                raise unsupported(user, f"using the tuple result of {argument.name} as one value")
+            return value
+        if isinstance(argument, int) and not isinstance(argument, bool):
+            return self._add(hop.SymConstantOp(result_types=[SymIntType(argument)]), user).result
+        raise unsupported(user, f"a {type(argument).__name__} constant where a value is needed")
+
+    def values_of(self, arguments: object, user: torch.fx.Node) -> list[SSAValue]:
+        return [self.value(a, user) for a in pytree.tree_leaves(arguments)]
+
+    def result_types(self, node: torch.fx.Node) -> list[Attribute]:
+        try:
+            return [self.symbols.type_of(v) for v in pytree.tree_leaves(node.meta["val"])]
+        except (TypeError, ValueError) as error:
+            raise unsupported(node, f"a result of {node.name}: {error}") from None
+
+    def _add(self, op: Operation, node: torch.fx.Node) -> Operation:
+        op.location = location_attribute(node)
+        self.block.add_op(op)
+        return op
+
+    def _define(self, node: torch.fx.Node, op: Operation, several: bool = False) -> None:
+        """Adds ``op`` for ``node``; ``node`` stands for its one result or all of them."""
+        self._add(op, node)
+        if several or len(op.results) != 1:
+            self.values[node] = list(op.results)
+        else:
+            op.results[0].name_hint = node.name
+            self.values[node] = op.results[0]
+
+    # ----------------------------------------------------------------- dispatch
+
+    def _import_node(self, node: torch.fx.Node) -> None:
+        if node.op == "get_attr":
+            self._import_attribute(node)
+            return
+        if node.op != "call_function":
+            raise unsupported(node, f"an FX '{node.op}' node ({node.target})")
+        target = node.target
+        if isinstance(target, torch._ops.HigherOrderOperator):
+            method = getattr(self, f"_import_{self.HOP_METHODS.get(target.name(), '')}", None)
+            if method is None:
+                raise unsupported(node, f"the higher-order op {target.name()}")
+            method(node)
+        elif isinstance(target, torch._ops.OpOverload):
+            self._import_overload(node, target)
+        elif target is operator.getitem:
+            self._import_getitem(node)
+        elif target in SYMBOLIC_OPERATIONS:
+            self._import_symbolic(node, SYMBOLIC_OPERATIONS[target])
+        elif target not in _FORWARD_NEUTRAL:
+            construct = _CONSTRUCT_NAMES.get(target) or \
+                f"the call {getattr(target, '__name__', target)}"
+            raise unsupported(node, construct)
+
+    def _import_attribute(self, node: torch.fx.Node) -> None:
+        """A HOP's subgraph; tensors are operands by now (Note [hoisted constants])."""
+        attribute = getattr(self.graph_module, node.target)
+        assert isinstance(attribute, torch.fx.GraphModule), f"tensor attribute {node.target}"
+        self.modules[node] = attribute
+
+    def _import_getitem(self, node: torch.fx.Node) -> None:
+        source, index = node.args
+        results = self.values[source]
+        if not isinstance(results, list):
+            raise unsupported(node, f"indexing the single value {source.name}")
+        result = results[index]
+        if result.name_hint is None:
+            result.name_hint = node.name
+        self.values[node] = result
+
+    def _import_overload(self, node: torch.fx.Node, overload: torch._ops.OpOverload) -> None:
+        if overload.namespace != "aten":
+            raise unsupported(node, f"the operator {overload} (hopc imports ATen operators)")
+        if overload is _aten.sym_size.int:
+            tensor, dim = node.args
+            self._define(node, hop.SymSizeOp(self.value(tensor, node), dim))
+        elif overload in (_aten.item.default, _aten._local_scalar_dense.default):
+            self._import_item(node)
+        elif overload is _aten._assert_scalar.default:
+            condition = self.value(node.args[0], node)
+            message = f"Runtime assertion failed for expression {condition.type.value}"
+            self._add(hop.AssertOp(operands=[condition],
+                                   properties={"message": StringAttr(message)}), node)
+        elif overload not in _RANGE_ONLY:
+            self._import_aten(node, overload)
+
+    def _import_aten(self, node: torch.fx.Node, overload: torch._ops.OpOverload) -> None:
+        try:
+            result_types = aten_result_types(overload, node.meta.get("val"), self.symbols)
+            op = build_aten_op(overload, node.args, node.kwargs,
+                               lambda argument: self.value(argument, node),
+                               self.symbols, result_types)
+        except (TypeError, ValueError) as error:
+            raise unsupported(node, f"{overload}: {first_paragraph(error)}") from None
+        returns_list = any(isinstance(r.type, torch.ListType) for r in overload._schema.returns)
+        self._define(node, op, several=returns_list)
+
+    def _import_item(self, node: torch.fx.Node) -> None:
+        symbol = self.symbols.fresh_symbol(node.meta["val"])
+        if symbol is None:
+            raise unsupported(node, ".item() of a value that is not a fresh symbolic integer "
+                                    "(floating-point and boolean items have no hopc type)")
+        self._define(node, hop.ItemOp(operands=[self.value(node.args[0], node)],
+                                      result_types=[SymIntType(symbol)]))
+
+    def _import_symbolic(self, node: torch.fx.Node, op_class: type[Operation]) -> None:
+        lhs, rhs = (self.value(a, node) for a in node.args)
+        for operand in (lhs, rhs):
+            if not isinstance(operand.type, SymIntType):
+                raise unsupported(node, f"{node.target.__name__} on {operand.type}")
+        self._define(node, op_class(lhs, rhs))

@@ -1,0 +1,96 @@
+"""An ATen-level FX graph and its entry arguments -> a captured-level module.
+
+The module holds, in order: one ``hop.symbol`` per shape symbol it mentions,
+the parameters, buffers and constants, the shared ``hop.subgraph``s, and the
+entry function ``@forward`` whose arguments are the graph's placeholders, each
+marked with its role (Note [entry signature] in ``hopc.dialects.hop``). The
+results are the graph's outputs, flattened; mutation stays in place in the
+body, so no result is a copy-back at this level.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+import torch.fx
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    FunctionType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+)
+from xdsl.dialects.builtin import TensorType as BuiltinTensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation, Region
+
+from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp
+from hopc.frontend.importer import GraphImporter, ModuleImports
+from hopc.frontend.shape_symbols import ShapeSymbols
+from hopc.ir.types import TensorType
+
+PARAMETER, BUFFER, CONSTANT = "hop.parameter", "hop.buffer", "hop.constant"
+
+
+@dataclass(frozen=True)
+class EntryArgument:
+    """One argument of the entry function."""
+
+    role: str | None
+    """None for a user input, else ``PARAMETER``, ``BUFFER`` or ``CONSTANT``."""
+    name: str
+    """The argument's name; for a module-level tensor, the symbol it is declared as."""
+    example: object
+    """The fake tensor (or ``SymInt``) the program was traced with."""
+    value: torch.Tensor | None = None
+    """The real tensor, for one the program read as an attribute rather than received."""
+
+
+def constant_attribute(tensor: torch.Tensor, tensor_type: TensorType) -> DenseIntOrFPElementsAttr:
+    """The elements of a (real) tensor as a builtin dense attribute."""
+    shaped = BuiltinTensorType(tensor_type.element_type, list(tensor.shape))
+    values = tensor.detach().flatten().tolist()
+    if tensor.dtype == torch.bool:
+        values = [int(v) for v in values]
+    return DenseIntOrFPElementsAttr.from_list(shaped, values)
+
+
+def _global_op(argument: EntryArgument, tensor_type: Attribute) -> Operation:
+    if argument.role == PARAMETER:
+        return ParameterOp(argument.name, tensor_type)
+    if argument.role == BUFFER:
+        return BufferOp(argument.name, tensor_type)
+    assert argument.value is not None
+    return ConstantOp(properties={"sym_name": StringAttr(argument.name),
+                                  "value": constant_attribute(argument.value, tensor_type),
+                                  "type": tensor_type})
+
+
+def value_name(name: str) -> str:
+    """A name usable as an SSA value name: ``lin.weight`` -> ``lin_weight``."""
+    cleaned = re.sub(r"[^A-Za-z0-9_]", "_", name).strip("_") or "arg"
+    return f"_{cleaned}" if cleaned[0].isdigit() else cleaned
+
+
+def import_module(graph: torch.fx.GraphModule, arguments: Sequence[EntryArgument],
+                  symbols: ShapeSymbols) -> ModuleOp:
+    """The captured module of ``graph``, whose placeholders are ``arguments`` in order."""
+    imports = ModuleImports(symbols)
+    argument_types = [symbols.type_of(argument.example) for argument in arguments]
+    block = Block(arg_types=argument_types)
+    for block_argument, argument in zip(block.args, arguments, strict=True):
+        block_argument.name_hint = value_name(argument.name)
+    outputs = GraphImporter(imports, graph, block).import_graph()
+    block.add_op(ReturnOp(*outputs))
+    roles = [DictionaryAttr({argument.role: SymbolRefAttr(argument.name)} if argument.role else {})
+             for argument in arguments]
+    function = FuncOp("forward", FunctionType.from_lists(argument_types, [v.type for v in outputs]),
+                      Region(block), arg_attrs=ArrayAttr(roles))
+    globals_ = [_global_op(argument, type_)
+                for argument, type_ in zip(arguments, argument_types) if argument.role]
+    return ModuleOp([*symbols.declarations(), *globals_, *imports.subgraphs, function])

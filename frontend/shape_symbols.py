@@ -1,0 +1,129 @@
+"""PyTorch's symbolic sizes as our expression text, and the ``hop.symbol`` declarations.
+
+A traced program's sizes are torch ``SymInt``s whose expressions live in the
+trace's ``ShapeEnv``. ``ShapeSymbols`` writes each one as canonical expression
+text (``hopc.ir.torch_symbolic.from_torch``, Note [torch expressions]) after
+PyTorch's own simplification, so equal sizes get equal text; symbol names keep
+PyTorch's (``s0`` for an input dimension, ``u0`` for a size read from data).
+It remembers every symbol it wrote, and ``declarations`` declares exactly those.
+
+Invariant: every symbol in any text this object returns is declared by
+``declarations()``, with the range the ``ShapeEnv`` proved for it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import sympy
+import torch
+from torch.fx.experimental.symbolic_shapes import ShapeEnv
+from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity
+
+from hopc.dialects.hop import SymbolOp
+from hopc.ir import symbolic
+from hopc.ir.torch_symbolic import from_torch
+from hopc.ir.torch_values import element_type_of
+from hopc.ir.types import Dim, SymBoolType, SymIntType, TensorType, canonical_dim
+
+_UNBOUNDED_SIZE = sys.maxsize - 1
+"""PyTorch's upper bound for an unbacked size that nothing else bounds: no bound at all."""
+
+
+class _OwnNames(dict):
+    """The identity naming of torch symbols: each keeps PyTorch's name."""
+
+    def __missing__(self, torch_symbol: sympy.Symbol) -> str:
+        return torch_symbol.name
+
+    def __contains__(self, torch_symbol: object) -> bool:
+        return isinstance(torch_symbol, sympy.Symbol)
+
+
+class ShapeSymbols:
+    """Names sizes in expression text and records the symbols that appear."""
+
+    def __init__(self, shape_env: ShapeEnv | None):
+        self.shape_env = shape_env
+        self._used: dict[str, sympy.Symbol] = {}
+
+    # ----------------------------------------------------------------- expressions
+
+    def text(self, value: int | bool | torch.SymInt | torch.SymBool) -> Dim:
+        """The canonical text (or int) of a size, a symbolic int or a symbolic bool.
+
+        Raises TypeError for a symbolic float, ValueError for an expression our
+        language cannot write (Note [torch expressions]).
+        """
+        if isinstance(value, bool):
+            return str(value)
+        if isinstance(value, int):
+            return value
+        if not isinstance(value, torch.SymInt | torch.SymBool):
+            raise TypeError(f"a {type(value).__name__} has no hopc type")
+        expression = value.node.expr
+        if self.shape_env is not None:
+            expression = self.shape_env.simplify(expression)
+        for torch_symbol in expression.free_symbols:
+            self._used.setdefault(torch_symbol.name, torch_symbol)
+        return canonical_dim(symbolic.print_expr(from_torch(expression, _OwnNames())))
+
+    def fresh_symbol(self, value: object) -> str | None:
+        """The name of the symbol a data read (``.item()``) defined, or None if it is not one.
+
+        Unlike ``text`` this does not simplify: the read defines this very symbol,
+        even where the ``ShapeEnv`` has since learned it equals something else.
+        """
+        if not isinstance(value, torch.SymInt) or not isinstance(value.node.expr, sympy.Symbol):
+            return None
+        self._used.setdefault(value.node.expr.name, value.node.expr)
+        return value.node.expr.name
+
+    def text_of_symint(self, value: torch.SymInt) -> str:
+        """``text`` as a string, the form ``attribute_of_value`` takes."""
+        return str(self.text(value))
+
+    def tensor_type(self, tensor: torch.Tensor) -> TensorType:
+        return TensorType([self.text(size) for size in tensor.shape], element_type_of(tensor.dtype))
+
+    def type_of(self, value: object) -> TensorType | SymIntType | SymBoolType:
+        """The IR type of a traced value: a fake tensor, a SymInt or int, a SymBool."""
+        if isinstance(value, torch.Tensor):
+            return self.tensor_type(value)
+        if isinstance(value, torch.SymBool | bool):
+            return SymBoolType(self.text(value))
+        if isinstance(value, torch.SymInt | int):
+            return SymIntType(self.text(value))
+        raise TypeError(f"a value of type {type(value).__name__} has no hopc type")
+
+    # ----------------------------------------------------------------- declarations
+
+    def declarations(self) -> list[SymbolOp]:
+        """One ``hop.symbol`` per symbol used so far, backed ones first, each sorted by name."""
+        ops = [self._declaration(name, torch_symbol)
+               for name, torch_symbol in self._used.items()]
+        return sorted(ops, key=lambda op: (op.kind.data != "backed", _natural_key(op.symbol)))
+
+    def _declaration(self, name: str, torch_symbol: sympy.Symbol) -> SymbolOp:
+        env = self.shape_env
+        backed = env is not None and torch_symbol in env.backed_var_to_val
+        value_range = env.var_to_range.get(torch_symbol) if env is not None else None
+        lower = upper = None
+        if value_range is not None:
+            lower, upper = _bound(value_range.lower), _bound(value_range.upper)
+            if upper is not None and upper >= _UNBOUNDED_SIZE:
+                upper = None
+        return SymbolOp(name, "backed" if backed else "unbacked", lower, upper)
+
+
+def _bound(value: sympy.Basic) -> int | None:
+    if isinstance(value, IntInfinity | NegativeIntInfinity) or not value.is_finite:
+        return None
+    return int(value)
+
+
+def _natural_key(name: str) -> tuple[str, int]:
+    """``s2`` sorts before ``s10``."""
+    stem = name.rstrip("0123456789")
+    digits = name[len(stem):]
+    return stem, int(digits) if digits else -1

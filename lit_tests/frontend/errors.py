@@ -1,0 +1,74 @@
+# RUN: %python %s | filecheck %s
+# What hopc cannot capture is an error that names the construct and the user's line.
+
+import torch
+
+import hopc
+from hopc.ir.diagnostics import HopcError
+
+
+def run(test):
+    print(f"TEST: {test.__name__}")
+    try:
+        test()
+    except HopcError as error:
+        print(error.format())
+    return test
+
+
+# CHECK-LABEL: TEST: data_dependent_python_branch
+@run
+def data_dependent_python_branch():
+    def program(x):
+        if x.sum() > 0:
+            # CHECK: errors.py:[[# @LINE - 1]]:{{[0-9]+}}: error: cannot capture the program: Data-dependent branching
+            return x + 1
+        return x - 1
+
+    hopc.capture(program, (torch.randn(3),))
+
+
+# CHECK-LABEL: TEST: floating_point_item
+@run
+def floating_point_item():
+    def program(x):
+        return x * x.sum().item()
+        # CHECK: errors.py:[[# @LINE - 1]]:{{[0-9]+}}: error: unsupported: .item() of a value that is not a fresh symbolic integer
+
+    hopc.capture(program, (torch.randn(3),))
+
+
+# CHECK-LABEL: TEST: autocast_region
+@run
+def autocast_region():
+    def program(x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return x @ x
+            # CHECK: errors.py:[[# @LINE - 1]]:{{[0-9]+}}: error: unsupported: torch.autocast regions
+
+    hopc.capture(program, (torch.randn(3, 3),))
+
+
+# CHECK-LABEL: TEST: branch_mutates_its_operand
+@run
+def branch_mutates_its_operand():
+    def mutating(x):
+        x.add_(1)
+        return x.clone()
+
+    def program(x):
+        return torch.cond(x.sum() > 0, mutating, lambda x: x.clone(), (x,))
+        # CHECK: errors.py:[[# @LINE - 1]]:{{[0-9]+}}: error: cannot capture the program: {{.*}}input mutation
+
+    hopc.capture(program, (torch.randn(3),))
+
+
+# CHECK-LABEL: TEST: shape_constraint_violated
+@run
+def shape_constraint_violated():
+    def program(x):
+        # CHECK: errors.py:[[# @LINE - 1]]:1: error: cannot capture the program: Constraints violated (batch)
+        return x.view(2, -1)
+
+    batch = torch.export.Dim("batch", min=2, max=9)
+    hopc.capture(program, (torch.randn(4),), dynamic_shapes=({0: batch},))

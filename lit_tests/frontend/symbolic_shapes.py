@@ -1,0 +1,58 @@
+# RUN: %python %s | filecheck %s
+# Dynamic dimensions become shape symbols (equal dimensions share one), declared with their
+# ranges; sizes read from data are unbacked symbols, with torch._check as ranges and asserts.
+
+import torch
+from torch.export import Dim
+
+import hopc
+
+
+def run(test):
+    print(f"TEST: {test.__name__}")
+    test()
+    return test
+
+
+@run
+def shared_dynamic_dimension():
+    def program(x, y):
+        batch = x.shape[0]
+        return (x + y).view(batch * 4), x.new_ones(batch // 2)
+
+    batch = Dim("batch", min=2, max=100)
+    print(hopc.capture(program, (torch.randn(6, 4), torch.randn(6, 4)),
+                       dynamic_shapes=({0: batch}, {0: batch})))
+
+
+# CHECK-LABEL: TEST: shared_dynamic_dimension
+# CHECK:       hop.symbol @[[B:s[0-9]+]] backed [{{[0-9]+}}, 100]
+# CHECK-NOT:   hop.symbol
+# CHECK:       func.func @forward(%x: !hop.tensor<[[[B]], 4], f32>, %y: !hop.tensor<[[[B]], 4], f32>)
+# CHECK-SAME:      -> (!hop.tensor<[4*[[B]]], f32>, !hop.tensor<[[[B]] // 2], f32>)
+# CHECK:         %[[SIZE:.*]] = hop.sym_size %{{x|y}}[0] : !hop.tensor<[[[B]], 4], f32> -> !hop.symint<[[B]]>
+# CHECK:         hop.sym_mul %[[SIZE]], %{{.*}} : !hop.symint<[[B]]>, !hop.symint<4> -> !hop.symint<4*[[B]]>
+# CHECK:         aten.view(%{{.*}}) {size = [#hop.expr<4*[[B]]>]}
+# CHECK:         hop.sym_floordiv %[[SIZE]], %{{.*}} : !hop.symint<[[B]]>, !hop.symint<2> -> !hop.symint<[[B]] // 2>
+# CHECK:         aten.new_ones(%x) {size = [#hop.expr<[[B]] // 2>]
+
+
+@run
+def unbacked_from_item_and_nonzero():
+    def program(x):
+        count = (x > 0).sum().item()
+        torch._check(count <= 10)
+        return torch.zeros(count), x.nonzero()
+
+    print(hopc.capture(program, (torch.randn(8),)))
+
+
+# CHECK-LABEL: TEST: unbacked_from_item_and_nonzero
+# CHECK-DAG:   hop.symbol @[[N:u[0-9]+]] unbacked [0, 8]
+# CHECK-DAG:   hop.symbol @[[C:u[0-9]+]] unbacked [0, 10]
+# CHECK:       func.func @forward(%x: !hop.tensor<[8], f32>) -> (!hop.tensor<[[[C]]], f32>, !hop.tensor<[[[N]], 1], i64>)
+# CHECK:         %[[ITEM:.*]] = hop.item %{{.*}} : !hop.tensor<[], i64> -> !hop.symint<[[C]]>
+# CHECK:         %[[LE:.*]] = hop.sym_le %[[ITEM]], %{{.*}} : !hop.symint<[[C]]>, !hop.symint<10> -> !hop.symbool<Le([[C]], 10)>
+# CHECK:         hop.assert %[[LE]], "{{.*}}" : !hop.symbool<Le([[C]], 10)>
+# CHECK:         aten.zeros() {size = [#hop.expr<[[C]]>]
+# CHECK:         aten.nonzero(%x) : (!hop.tensor<[8], f32>) -> !hop.tensor<[[[N]], 1], i64>

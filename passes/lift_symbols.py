@@ -1,0 +1,238 @@
+"""Lifts the free shape symbols of every HOP region into ``!hop.symint`` block arguments.
+
+Invariant after the pass (the symbol-closed level): every shape symbol that a
+region uses is bound by that region (Note [where a symbol is bound] in
+``lift_symbols_analysis``): by a ``!hop.symint<s>`` block argument, by an op
+of the region that defines it, or, in a ``func.func`` body, by the shapes of
+its arguments. Each region gets one argument per symbol it lacks, after its
+original arguments, in the order first needed (Note [lifted symbol
+ordering]); its HOP passes the enclosing block's binding of the symbol, lifted
+in turn into that block where it is free there, up to the function. This is
+PyTorch's lifting of free symbols of HOP subgraphs (PR 138363) as an IR pass.
+
+Assumes a verified module at the captured or functional level whose backed
+symbols are whole dimensions of the entry function's arguments. A symbol that
+no enclosing block binds is a located error naming it.
+
+Before::
+
+    func.func @f(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[s0], f32>) -> ... {
+      %r = hop.cond %p (%x) : ... then {
+      ^bb0(%a: !hop.tensor<[s0], f32>):
+        %z = aten.zeros() {size = [#hop.expr<2*s0>]} : () -> !hop.tensor<[2*s0], f32>
+        ...
+
+After::
+
+    func.func @f(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[s0], f32>) -> ... {
+      %s0 = hop.sym_size %x[0] : !hop.tensor<[s0], f32> -> !hop.symint<s0>
+      %r = hop.cond %p (%x, %s0) : ... then {
+      ^bb0(%a: !hop.tensor<[s0], f32>, %s0_1: !hop.symint<s0>):
+        ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i32
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from hopc.dialects.hop import HOP_REGION_OPS, InvokeSubgraphOp, SubgraphOp, SymSizeOp
+from hopc.ir.diagnostics import op_error
+from hopc.ir.module import declared_symbols
+from hopc.ir.types import SymIntType
+from hopc.passes.lift_symbols_analysis import (
+    Key,
+    free_keys,
+    is_captured_scalar,
+    plain_symbol,
+    whole_dimensions,
+)
+
+
+class LiftSymbolsPass(ModulePass):
+    """Make every HOP region bind the shape symbols it uses (lifted !hop.symint arguments)."""
+
+    name = "lift-symbols"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        _SymbolLifter(op).run()
+
+
+def _lifted_type(key: Key) -> Attribute:
+    return SymIntType(key) if isinstance(key, str) else key.type
+
+
+def _append_operands(op: Operation, values: list[SSAValue]) -> None:
+    """Adds ``values`` to the last operand group of ``op`` (Note [where lifted operands go])."""
+    op.operands = [*op.operands, *values]
+    segments = op.properties.get("operandSegmentSizes")
+    if isinstance(segments, DenseArrayBase):
+        sizes = list(segments.get_values())
+        sizes[-1] += len(values)
+        op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, sizes)
+
+
+# Note [where lifted operands go]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Lifted symbols are loop-invariant inputs. The last operand group of every
+# HOP is the one whose values reach each region unchanged, after all others:
+# ``inputs`` of cond, wrap, checkpoint and invoke_subgraph, ``additional`` of
+# while, scan and map. Appending there appends to the block arguments of
+# every region of the op, so the verifiers' operand/argument correspondence
+# holds. Sibling regions (cond's branches, while's cond and body) get the same
+# lifted arguments: the union of their needs, in region order.
+
+
+@dataclass
+class _Bindings:
+    """How one block binds each key at the current point of a walk over it.
+
+    ``values`` holds SSA values of the block; ``pending`` holds symbols known
+    as a whole dimension of a tensor of the block, made a ``hop.sym_size``
+    (once, right after the tensor's definition or at the top of the block for
+    an argument) the first time a HOP needs it.
+    """
+
+    block: Block
+    values: dict[Key, SSAValue] = field(default_factory=dict)
+    pending: dict[str, tuple[SSAValue, int]] = field(default_factory=dict)
+    local: set[SSAValue] = field(default_factory=set)
+    last_size_of: dict[SSAValue, Operation] = field(default_factory=dict)
+    last_size_at_top: Operation | None = None
+
+    @classmethod
+    def of_arguments(cls, region: Region, lifted: dict[Key, SSAValue]) -> _Bindings:
+        bindings = cls(region.block, dict(lifted), local=set(region.block.args))
+        for arg in region.block.args:
+            if (name := plain_symbol(arg.type)) is not None:
+                bindings.values.setdefault(name, arg)
+            elif isinstance(region.parent_op(), FuncOp):
+                bindings.note_dimensions(arg)
+        return bindings
+
+    def note_dimensions(self, tensor: SSAValue) -> None:
+        for dim, name in whole_dimensions(tensor.type):
+            if name not in self.values and name not in self.pending:
+                self.pending[name] = (tensor, dim)
+
+    def note_results(self, op: Operation) -> None:
+        for result in op.results:
+            self.local.add(result)
+            name = plain_symbol(result.type)
+            if name is not None and name not in self.values:
+                self.values[name] = result
+                self.pending.pop(name, None)
+            self.note_dimensions(result)
+
+    def value(self, key: Key) -> SSAValue:
+        """The block's value for ``key``, materializing a pending ``hop.sym_size``."""
+        if key in self.values:
+            return self.values[key]
+        if isinstance(key, SSAValue):
+            assert key in self.local, "a captured scalar is lifted before it is passed on"
+            return key
+        tensor, dim = self.pending.pop(key)
+        size = SymSizeOp(tensor, dim)
+        size.result.name_hint = key
+        if isinstance(tensor.owner, Operation):
+            self.block.insert_op_after(size, self.last_size_of.get(tensor, tensor.owner))
+            self.last_size_of[tensor] = size
+        elif self.last_size_at_top is not None:
+            self.block.insert_op_after(size, self.last_size_at_top)
+            self.last_size_at_top = size
+        else:
+            first = self.block.first_op
+            assert first is not None, "a block ends with its terminator"
+            self.block.insert_op_before(size, first)
+            self.last_size_at_top = size
+        self.values[key] = size.result
+        self.local.add(size.result)
+        return size.result
+
+
+class _SymbolLifter:
+    """Computes each region's needs on the unchanged module, then rewrites top-down."""
+
+    def __init__(self, module: ModuleOp):
+        self.module = module
+        self.backed = frozenset(name for name, symbol in declared_symbols(module).items()
+                                if symbol.kind.data == "backed")
+        self._free: dict[Region, dict[Key, Operation]] = {}
+        self._in_progress: set[Region] = set()
+
+    def needs(self, region: Region) -> tuple[Key, ...]:
+        """The keys lifted into ``region`` (Note [lifted symbol ordering])."""
+        return tuple(self._free_in(region))
+
+    def _free_in(self, region: Region) -> dict[Key, Operation]:
+        if region not in self._free:
+            if region in self._in_progress:
+                raise op_error(region.parent_op(), "invokes itself; a cycle of subgraphs "
+                                                   "cannot lift symbols")
+            self._in_progress.add(region)
+            self._free[region] = free_keys(region, self.backed, self.op_needs)
+            self._in_progress.discard(region)
+        return self._free[region]
+
+    def op_needs(self, op: Operation) -> tuple[Key, ...]:
+        """What the regions of ``op`` (or the subgraph it invokes) need from its block."""
+        if isinstance(op, InvokeSubgraphOp):
+            callee = op.subgraph()
+            return () if callee is None else self.needs(callee.body)
+        if not isinstance(op, HOP_REGION_OPS) or isinstance(op, SubgraphOp):
+            return ()
+        union: dict[Key, None] = {}
+        for region in op.regions:
+            union.update(dict.fromkeys(self.needs(region)))
+        return tuple(union)
+
+    def run(self) -> None:
+        roots = [op for op in self.module.ops
+                 if isinstance(op, (FuncOp, SubgraphOp)) and op.body.blocks]
+        for root in roots:  # every need is computed before anything changes
+            free = self._free_in(root.body)
+            if isinstance(root, FuncOp) and free:
+                name, user = next(iter(free.items()))
+                raise op_error(user, f"uses shape symbol '{name}', which @{root.sym_name.data} "
+                                     "does not bind: no argument has it as a whole dimension "
+                                     f"or as !hop.symint<{name}>, and no op before defines it")
+        for root in roots:
+            lifted = self._add_arguments(root.body, self.needs(root.body))
+            self._rewrite(root.body, _Bindings.of_arguments(root.body, lifted))
+
+    @staticmethod
+    def _add_arguments(region: Region, keys: tuple[Key, ...]) -> dict[Key, SSAValue]:
+        lifted: dict[Key, SSAValue] = {}
+        for key in keys:
+            arg = region.block.insert_arg(_lifted_type(key), len(region.block.args))
+            arg.name_hint = key if isinstance(key, str) else key.name_hint
+            lifted[key] = arg
+        return lifted
+
+    def _rewrite(self, region: Region, bindings: _Bindings) -> None:
+        for op in list(region.block.ops):
+            self._close_captured_operands(op, bindings)
+            keys = self.op_needs(op)
+            if keys:
+                _append_operands(op, [bindings.value(key) for key in keys])
+            for inner in op.regions:
+                lifted = self._add_arguments(inner, keys)
+                self._rewrite(inner, _Bindings.of_arguments(inner, lifted))
+            bindings.note_results(op)
+
+    @staticmethod
+    def _close_captured_operands(op: Operation, bindings: _Bindings) -> None:
+        """A captured size becomes the region's own binding of it (Note [captured sizes])."""
+        for index, operand in enumerate(op.operands):
+            if operand in bindings.local:
+                continue
+            name = plain_symbol(operand.type)
+            if name is not None:
+                op.operands[index] = bindings.value(name)
+            elif is_captured_scalar(operand):
+                op.operands[index] = bindings.value(operand)

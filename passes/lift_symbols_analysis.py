@@ -1,0 +1,179 @@
+"""Where shape symbols are used and bound in a region: shared by ``lift-symbols`` and its checker.
+
+Note [where a symbol is bound]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A region *uses* a shape symbol when the symbol occurs in the type of one of
+its block arguments, in the type of an operand or result of an op directly in
+its block, or in an op's properties or attributes (``#hop.expr<s0>`` in an
+ATen size list, at any depth of nesting in arrays and dictionaries). A region *binds* a symbol
+
+- by a block argument of type ``!hop.symint<s>`` (the plain symbol, not an
+  expression over it);
+- in a ``func.func`` body only: also by an argument whose tensor type has
+  ``s`` as a whole dimension. The caller's tensors carry the sizes, so the
+  entry function is the one region whose tensor arguments bind symbols;
+  HOP regions never do, and get ``!hop.symint`` arguments instead, as PyTorch
+  lifts free symbols of HOP subgraphs even where a placeholder's shape holds
+  them;
+- by definition: the first use of a symbol that is not declared ``backed``
+  is a result of an op directly in the block, whose type is
+  ``!hop.symint<s>`` (``hop.item``) or a tensor with ``s`` as a whole
+  dimension (an unbacked size, such as ``nonzero``'s, or a HOP result
+  carrying one out of its body).
+
+A symbol that a region uses and does not bind is *free* there. A region is
+symbol-closed when nothing is free in it; each region is judged on its own,
+since the operands a HOP passes to its regions are values of the enclosing
+block, whose types that block must bind.
+
+Note [lifted symbol ordering]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The free keys of a region come in the order first needed, walking the region
+as it runs: the block arguments' types, then op by op, for each op its
+captured operands' types, its properties, what its own regions (or the
+subgraph it invokes) need from it, and its results' types. Within a type,
+dimensions go left to right and the symbols of an expression in the order
+its canonical text names them. Lifted arguments follow the region's original
+ones, so a region's arguments read O1, O2, ..., then X1, X2, ..., the
+order PyTorch gives the lifted free symbols of a HOP subgraph (PR 138363).
+
+Note [captured sizes]
+~~~~~~~~~~~~~~~~~~~~~
+A region may read a scalar of the enclosing block directly, e.g. a cond
+branch using ``x.size(0)`` computed outside. A captured ``!hop.symint<s>``
+is the symbol ``s`` itself: the region uses ``s`` and reads its own binding
+of it. A captured ``!hop.symint`` or ``!hop.symbool`` of a compound
+expression is a free key of its own (the value), lifted like a symbol,
+together with the symbols of its type.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
+
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute, Region, SSAValue
+
+from hopc.ir.types import Dim, ExprAttr, SymBoolType, SymIntType, TensorType, dim_symbols
+
+Key = str | SSAValue
+"""What a region can need from outside: a shape symbol, or a captured scalar value."""
+
+_NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@lru_cache(maxsize=None)
+def dim_symbols_in_order(dim: Dim) -> tuple[str, ...]:
+    """The symbols of one dimension or expression, in the order its text names them."""
+    if isinstance(dim, int):
+        return ()
+    symbols = dim_symbols(dim)
+    return tuple(dict.fromkeys(name for name in _NAMES.findall(dim) if name in symbols))
+
+
+@lru_cache(maxsize=None)
+def symbols_in_order(attribute: Attribute) -> tuple[str, ...]:
+    """The shape symbols a type or attribute mentions, at any depth, in textual order."""
+    if isinstance(attribute, TensorType):
+        names = (name for dim in attribute.shape for name in dim_symbols_in_order(dim))
+    elif isinstance(attribute, (SymIntType, SymBoolType, ExprAttr)):
+        names = iter(dim_symbols_in_order(attribute.value))
+    else:
+        names = (name for nested in _nested_attributes(attribute)
+                 for name in symbols_in_order(nested))
+    return tuple(dict.fromkeys(names))
+
+
+def _nested_attributes(attribute: Attribute) -> Iterable[Attribute]:
+    """The attributes inside a parametrized attribute, an array or a dictionary."""
+    if isinstance(attribute, ParametrizedAttribute):
+        return attribute.parameters
+    data = getattr(attribute, "data", None)
+    if isinstance(data, Mapping):
+        data = tuple(data.values())
+    if isinstance(data, tuple):
+        return [part for part in data if isinstance(part, Attribute)]
+    return ()
+
+
+def plain_symbol(type_: Attribute) -> str | None:
+    """``s`` for ``!hop.symint<s>``; None for any other type, compound expressions included."""
+    if isinstance(type_, SymIntType) and isinstance(type_.value, str) and type_.value.isidentifier():
+        return type_.value
+    return None
+
+
+def is_captured_scalar(value: SSAValue) -> bool:
+    """Whether a captured value is a key of its own (Note [captured sizes])."""
+    return isinstance(value.type, (SymIntType, SymBoolType)) and plain_symbol(value.type) is None
+
+
+def whole_dimensions(type_: Attribute) -> list[tuple[int, str]]:
+    """(index, symbol) for each dimension of a tensor type that is a single symbol."""
+    if not isinstance(type_, TensorType):
+        return []
+    return [(index, dim) for index, dim in enumerate(type_.shape)
+            if isinstance(dim, str) and dim.isidentifier()]
+
+
+def _defines(type_: Attribute, name: str) -> bool:
+    return plain_symbol(type_) == name or any(dim == name for _, dim in whole_dimensions(type_))
+
+
+def argument_bindings(region: Region) -> set[str]:
+    """The symbols a region's block arguments bind (Note [where a symbol is bound])."""
+    bound = {name for arg in region.block.args if (name := plain_symbol(arg.type))}
+    if isinstance(region.parent_op(), FuncOp):
+        bound |= {name for arg in region.block.args for _, name in whole_dimensions(arg.type)}
+    return bound
+
+
+def free_keys(region: Region, backed: frozenset[str],
+              nested_needs: Callable[[Operation], Iterable[Key]] | None = None) -> dict[Key, Operation]:
+    """What ``region`` uses and does not bind, in first-needed order, each with its first user.
+
+    The user of a symbol in a block argument's type is the region's owner.
+    With ``nested_needs`` (the keys each op's own regions need from it) the
+    result is what must be lifted into the region; without, it is what is
+    free in the region itself (Note [where a symbol is bound]), and captured
+    scalars are not keys.
+    """
+    block = region.block
+    owner = region.parent_op()
+    assert owner is not None
+    bound = argument_bindings(region)
+    free: dict[Key, Operation] = {}
+    local: set[SSAValue] = set(block.args)
+
+    def need(names: Iterable[str], user: Operation) -> None:
+        for name in names:
+            if name not in bound and name not in free:
+                free[name] = user
+
+    for arg in block.args:
+        need(symbols_in_order(arg.type), owner)
+    for op in block.ops:
+        for operand in op.operands:
+            if operand not in local:
+                need(symbols_in_order(operand.type), op)
+                if nested_needs is not None and is_captured_scalar(operand):
+                    free.setdefault(operand, op)
+        for attribute in (*op.properties.values(), *op.attributes.values()):
+            need(symbols_in_order(attribute), op)
+        if nested_needs is not None:
+            for key in nested_needs(op):
+                if isinstance(key, str):
+                    need((key,), op)
+                elif key not in local:
+                    need(symbols_in_order(key.type), op)
+                    free.setdefault(key, op)
+        for result in op.results:
+            for name in symbols_in_order(result.type):
+                if name not in bound and name not in free and name not in backed \
+                        and _defines(result.type, name):
+                    bound.add(name)
+            need(symbols_in_order(result.type), op)
+            local.add(result)
+    return free

@@ -1,0 +1,97 @@
+"""``hopc.compile`` and ``torch.compile(backend="hopc")``: eager semantics, guards, recompilation."""
+
+import pytest
+import torch
+from frontend_corpus import CASES, elementwise
+from frontend_harness import check_compile
+from frontend_models import Mlp
+
+import hopc
+from hopc.frontend import compile as compile_module
+from hopc.ir.diagnostics import HopcError
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.fixture
+def backend_calls(monkeypatch):
+    """The graphs hopc compiles, counted through the backend ``hopc.compile`` uses."""
+    calls = []
+    original = compile_module.hopc_backend
+
+    def counting(graph_module, example_inputs):
+        calls.append(graph_module)
+        return original(graph_module, example_inputs)
+
+    monkeypatch.setattr(compile_module, "hopc_backend", counting)
+    return calls
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+def test_compile_matches_eager(case, backend_calls):
+    check_compile(case.make(), case.inputs)
+    assert backend_calls, "hopc compiled no graph"
+
+
+def test_size_change_recompiles_once_as_dynamic(backend_calls):
+    inputs = [(torch.randn(n, 8),) for n in (3, 5, 7, 11)]
+    check_compile(Mlp(), inputs)
+    assert len(backend_calls) == 2
+
+
+def test_dynamic_true_compiles_once(backend_calls):
+    check_compile(Mlp(), [(torch.randn(n, 8),) for n in (3, 5, 7)], dynamic=True)
+    assert len(backend_calls) == 1
+
+
+def test_dtype_change_recompiles(backend_calls):
+    x = torch.randn(3, 4)
+    check_compile(elementwise(), [(x, x), (x.double(), x.double())])
+    assert len(backend_calls) == 2
+
+
+def test_python_scalar_is_guarded():
+    def scale(x, factor):
+        return x * factor
+
+    check_compile(scale, [(torch.ones(3), 2), (torch.ones(3), 3), (torch.ones(3), 4)])
+    check_compile(scale, [(torch.ones(3), 2.5), (torch.ones(3), 3.5)])
+
+
+def test_requires_grad_change_is_guarded():
+    def double(x):
+        return x * 2
+
+    compiled = hopc.compile(double)
+    assert torch.equal(compiled(torch.ones(2)), torch.full((2,), 2.0))
+    with pytest.raises(HopcError, match="needs gradients"):
+        compiled(torch.ones(2, requires_grad=True))
+
+
+def test_parameters_need_no_grad():
+    compiled = hopc.compile(Mlp())
+    with pytest.raises(HopcError, match="torch.no_grad"):
+        compiled(torch.randn(2, 8))
+    with torch.no_grad():
+        assert compiled(torch.randn(2, 8)).shape == (2, 8)
+
+
+def test_torch_compile_backend_name():
+    model = Mlp()
+    compiled = torch.compile(model, backend="hopc")
+    x = torch.randn(4, 8)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x))
+
+
+def test_compile_accepts_a_module():
+    module = hopc.capture(elementwise(), (torch.randn(3, 4), torch.randn(3, 4)))
+    x, y = torch.randn(3, 4), torch.randn(3, 4)
+    outputs = hopc.compile(module)(x, y)
+    expected = elementwise()(x, y)
+    torch.testing.assert_close(outputs, list(expected))

@@ -1,0 +1,63 @@
+"""Errors name the construct and the user's line; ops carry the user's locations."""
+
+import pytest
+import torch
+from frontend_models import TransformerBlock
+
+import hopc
+from hopc.frontend.locations import node_location
+from hopc.ir.diagnostics import HopcError, location_of
+
+
+def float_item(x):
+    return x * x.sum().item()
+
+
+def python_branch_on_data(x):
+    if x.sum() > 0:
+        return x + 1
+    return x - 1
+
+
+def autocast(x):
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        return x @ x
+
+
+def aliasing_branch(x):
+    return torch.cond(x.sum() > 0, lambda x: x, lambda x: x.clone(), (x,))
+
+
+@pytest.mark.parametrize(("program", "line_text", "message"), [
+    (float_item, "return x * x.sum().item()", ".item()"),
+    (python_branch_on_data, "if x.sum() > 0:", "Data-dependent branching"),
+    (autocast, "return x @ x", "torch.autocast"),
+    (aliasing_branch, "return torch.cond(", "aliasing"),
+])
+def test_unsupported_constructs_are_located_errors(program, line_text, message):
+    with pytest.raises(HopcError, match=message) as raised:
+        hopc.capture(program, (torch.randn(3, 3),))
+    location = raised.value.location
+    assert location is not None and location.file == __file__
+    with open(__file__) as source:
+        assert line_text in source.read().splitlines()[location.line - 1]
+
+
+def test_ops_are_located_at_user_lines():
+    module = hopc.capture(TransformerBlock(), (torch.randn(2, 5, 16),))
+    located = [location_of(op) for op in module.walk() if op.name.startswith("aten.")]
+    assert located and all(location is not None for location in located)
+    assert all(location.file.endswith("frontend_models.py") for location in located)
+
+
+def test_node_without_stack_trace_has_no_location():
+    graph = torch.fx.Graph()
+    node = graph.placeholder("x")
+    assert node_location(node) is None
+
+
+def test_gradient_calls_fail_clearly():
+    compiled = hopc.compile(lambda x: x * 2)
+    with pytest.raises(HopcError, match="needs gradients") as raised:
+        compiled(torch.ones(2, requires_grad=True))
+    assert raised.value.location is not None

@@ -1,0 +1,315 @@
+"""Random hop programs with symbolic shapes used inside nested regions, and inputs for them.
+
+``generate_program(choose)`` writes a module whose entry function takes
+``%p: [] i1``, ``%i: [] i64``, ``%x: [s0, s1]``, ``%y: [s1]`` and ``%z: [s2]``
+and whose body nests ``hop.cond``, ``hop.while``, ``hop.wrap`` and
+``hop.checkpoint`` regions. Inside them shape symbols occur in the operands'
+types, in ``aten.view``/``aten.ones`` size attributes (plain symbols and
+compound ones such as ``2*s0`` or ``s0*s1``), in sizes captured from
+enclosing blocks, and as unbacked symbols of ``hop.item``. Region bodies are
+written as PyTorch captures them: symbols are used by name, not passed.
+
+``choose(n)`` returns an int in ``range(n)``: hypothesis's ``draw`` of
+``integers(0, n - 1)`` (so examples shrink) or ``random.randrange``.
+
+``random_arguments(module, sizes, generator)`` makes entry arguments for any
+module, given values for the backed symbols its arguments' shapes name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+from xdsl.dialects.builtin import ModuleOp
+
+from hopc.dialects.hop import SymAddOp, SymGeOp
+from hopc.ir.module import declared_symbols, entry_function
+from hopc.ir.torch_values import dtype_of, evaluate_dim
+from hopc.ir.types import Dim, SymIntType, TensorType, canonical_dim
+
+Choose = Callable[[int], int]
+BACKED = ("s0", "s1", "s2")
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def symbol_sizes(module: ModuleOp, generator: torch.Generator, low: int = 2,
+                 high: int = 6) -> dict[str, int]:
+    """A random value in ``[low, high)`` for each backed symbol, within its declared range."""
+    sizes = {}
+    for name, symbol in declared_symbols(module).items():
+        lower, upper = symbol.value_range
+        floor = max(low, lower or 0)
+        ceiling = high if upper is None else min(high, upper + 1)
+        sizes[name] = int(torch.randint(floor, max(ceiling, floor + 1), (), generator=generator))
+    return sizes
+
+
+def random_arguments(module: ModuleOp, sizes: dict[str, int],
+                     generator: torch.Generator) -> list[object]:
+    """One value per entry argument: tensors of the shapes ``sizes`` gives, small ints."""
+    arguments: list[object] = []
+    for type_ in entry_function(module).function_type.inputs.data:
+        if isinstance(type_, SymIntType):
+            arguments.append(evaluate_dim(type_.value, sizes))
+            continue
+        assert isinstance(type_, TensorType)
+        shape = [evaluate_dim(dim, sizes) for dim in type_.shape]
+        dtype = dtype_of(type_.element_type)
+        if dtype == torch.bool:
+            arguments.append(torch.randint(0, 2, shape, generator=generator).bool())
+        elif dtype.is_floating_point:
+            arguments.append(torch.randn(shape, generator=generator, dtype=dtype))
+        else:
+            arguments.append(torch.randint(0, 4, shape, generator=generator, dtype=dtype))
+    return arguments
+
+
+# --------------------------------------------------------------------------- programs
+
+
+@dataclass(frozen=True)
+class _Value:
+    name: str
+    shape: tuple[Dim, ...]
+    element: str = "f32"
+
+    @property
+    def type(self) -> str:
+        return f"!hop.tensor<[{', '.join(map(str, self.shape))}], {self.element}>"
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What a block may use by name: symbols and size values of enclosing blocks."""
+
+    unbacked: tuple[str, ...] = ()
+    sizes: tuple[tuple[str, SymIntType], ...] = ()
+
+
+@dataclass
+class _Block:
+    pool: list[_Value]
+    scope: _Scope
+    lines: list[str] = field(default_factory=list)
+
+
+def _types(values: list[_Value]) -> str:
+    return ", ".join(v.type for v in values)
+
+
+def _names(values: list[_Value]) -> str:
+    return ", ".join(v.name for v in values)
+
+
+class _Generator:
+    def __init__(self, choose: Choose, max_depth: int):
+        self.choose = choose
+        self.max_depth = max_depth
+        self.count = 0
+        self.unbacked: list[str] = []
+
+    def fresh(self, prefix: str = "v") -> str:
+        self.count += 1
+        return f"%{prefix}{self.count}"
+
+    def pick(self, items: list):  # noqa: ANN201 - any element
+        return items[self.choose(len(items))]
+
+    def floats(self, block: _Block) -> list[_Value]:
+        return [v for v in block.pool if v.element == "f32"]
+
+    def emit(self, block: _Block, text: str, result: _Value | None = None) -> None:
+        block.lines.append(text)
+        if result is not None:
+            block.pool.append(result)
+
+    # ------------------------------------------------------------------- ops
+
+    def fill(self, block: _Block, depth: int) -> None:
+        for _ in range(1 + self.choose(4)):
+            kinds = [self.unary, self.view, self.cat, self.sized_ones, self.item, self.size_check]
+            if depth < self.max_depth:
+                kinds += [self.hop_call, self.cond, self.loop]
+            self.pick(kinds)(block, depth)
+
+    def unary(self, block: _Block, depth: int) -> None:
+        value = self.pick(self.floats(block))
+        name = self.fresh()
+        op = self.pick(["aten.sin", "aten.cos", "aten.neg"])
+        self.emit(block, f"{name} = {op}({value.name}) : ({value.type}) -> {value.type}",
+                  _Value(name, value.shape))
+
+    def view(self, block: _Block, depth: int) -> None:
+        candidates = [v for v in self.floats(block) if 1 <= len(v.shape) <= 2]
+        if not candidates:
+            return
+        value = self.pick(candidates)
+        if len(value.shape) == 1:
+            shape = (1, value.shape[0]) if self.choose(2) else (value.shape[0], 1)
+        else:
+            first, second = value.shape
+            shape = self.pick([(canonical_dim(f"({first})*({second})"),), (second, first)])
+        sizes = ", ".join(f"#hop.expr<{d}>" if isinstance(d, str) else f"{d} : i64" for d in shape)
+        result = _Value(self.fresh(), shape)
+        self.emit(block, f"{result.name} = aten.view({value.name}) {{size = [{sizes}]}} : "
+                         f"({value.type}) -> {result.type}", result)
+
+    def cat(self, block: _Block, depth: int) -> None:
+        candidates = [v for v in self.floats(block) if v.shape]
+        if not candidates:
+            return
+        value = self.pick(candidates)
+        doubled = (canonical_dim(f"2*({value.shape[0]})"), *value.shape[1:])
+        result = _Value(self.fresh(), doubled)
+        self.emit(block, f"{result.name} = aten.cat([{value.name}, {value.name}]) : "
+                         f"({value.type}, {value.type}) -> {result.type}", result)
+
+    def sized_ones(self, block: _Block, depth: int) -> None:
+        """``value + ones(n).sum()`` where ``n`` names symbols only through an attribute."""
+        candidates = [*BACKED, "2*s0", "s0 + s1", "s0*s2", *block.scope.unbacked]
+        size = canonical_dim(self.pick(candidates))
+        ones = _Value(self.fresh(), (size,))
+        total = _Value(self.fresh(), ())
+        value = self.pick(self.floats(block))
+        result = _Value(self.fresh(), value.shape)
+        self.emit(block, f"{ones.name} = aten.ones() {{size = [#hop.expr<{size}>]}} : () -> {ones.type}",
+                  ones)
+        self.emit(block, f"{total.name} = aten.sum({ones.name}) : ({ones.type}) -> {total.type}")
+        self.emit(block, f"{result.name} = aten.add.Tensor({value.name}, {total.name}) : "
+                         f"({value.type}, {total.type}) -> {result.type}", result)
+
+    def item(self, block: _Block, depth: int) -> None:
+        integers = [v for v in block.pool if v.element == "i64" and not v.shape]
+        if not integers:
+            return
+        symbol = f"u{len(self.unbacked)}"
+        self.unbacked.append(symbol)
+        name = self.fresh("u")
+        self.emit(block, f"{name} = hop.item {self.pick(integers).name} : "
+                         f"!hop.tensor<[], i64> -> !hop.symint<{symbol}>")
+        block.scope = _Scope((*block.scope.unbacked, symbol),
+                             (*block.scope.sizes, (name, SymIntType(symbol))))
+
+    def size_check(self, block: _Block, depth: int) -> None:
+        """Takes a size here, or checks ``a + b >= a`` on sizes of this or an enclosing block."""
+        symbolic = [(v, d) for v in block.pool for d, dim in enumerate(v.shape) if isinstance(dim, str)]
+        if symbolic and (not block.scope.sizes or self.choose(2)):
+            value, dim = self.pick(symbolic)
+            name = self.fresh("n")
+            size = SymIntType(value.shape[dim])
+            self.emit(block, f"{name} = hop.sym_size {value.name}[{dim}] : {value.type} -> {size}")
+            block.scope = _Scope(block.scope.unbacked, (*block.scope.sizes, (name, size)))
+            return
+        if not block.scope.sizes:
+            return
+        (a, a_type), (b, b_type) = self.pick(block.scope.sizes), self.pick(block.scope.sizes)
+        total, check = self.fresh("n"), self.fresh("b")
+        total_type = SymAddOp.expected_type(a_type, b_type)
+        check_type = SymGeOp.expected_type(total_type, a_type)
+        self.emit(block, f"{total} = hop.sym_add {a}, {b} : {a_type}, {b_type} -> {total_type}")
+        self.emit(block, f"{check} = hop.sym_ge {total}, {a} : {total_type}, {a_type} -> {check_type}")
+        self.emit(block, f'hop.assert {check}, "sizes are not negative" : {check_type}')
+
+    # ------------------------------------------------------------------- regions
+
+    def operands(self, block: _Block) -> list[_Value]:
+        chosen = [v for v in block.pool if self.choose(2)]
+        floats = self.floats(block)
+        return chosen if any(v.element == "f32" for v in chosen) else [*chosen, self.pick(floats)]
+
+    def body(self, operands: list[_Value], scope: _Scope, depth: int,
+             result_type: str | None) -> tuple[list[str], _Value, list[_Value]]:
+        """A region on ``operands``; yields its last value of ``result_type`` (any float if None)."""
+        arguments = [_Value(self.fresh("a"), v.shape, v.element) for v in operands]
+        inner = _Block(list(arguments), scope)
+        self.fill(inner, depth + 1)
+        results = [v for v in self.floats(inner) if result_type in (None, v.type)]
+        return inner.lines, results[-1], arguments
+
+    def region_text(self, lines: list[str], arguments: list[_Value], yielded: list[_Value]) -> str:
+        signature = ", ".join(f"{a.name}: {a.type}" for a in arguments)
+        body = "\n".join(f"  {line}" for line in lines)
+        return (f"{{\n^bb0({signature}):\n{body}\n  hop.yield {_names(yielded)} : "
+                f"{_types(yielded)}\n}}")
+
+    def hop_call(self, block: _Block, depth: int) -> None:
+        operands = self.operands(block)
+        lines, yielded, arguments = self.body(operands, block.scope, depth, None)
+        result = _Value(self.fresh(), yielded.shape)
+        op = self.pick(["hop.wrap", "hop.checkpoint"])
+        region = self.region_text(lines, arguments, [yielded])
+        self.emit(block, f"{result.name} = {op}({_names(operands)}) : ({_types(operands)}) -> "
+                         f"{result.type} {region}", result)
+
+    def predicate(self, block: _Block) -> tuple[str, str]:
+        if block.scope.sizes and self.choose(2):
+            size, size_type = self.pick(block.scope.sizes)
+            three, predicate = self.fresh("n"), self.fresh("b")
+            predicate_type = SymGeOp.expected_type(size_type, SymIntType(3))
+            self.emit(block, f"{three} = hop.sym_constant : !hop.symint<3>")
+            self.emit(block, f"{predicate} = hop.sym_ge {size}, {three} : {size_type}, "
+                             f"!hop.symint<3> -> {predicate_type}")
+            return predicate, str(predicate_type)
+        value = self.pick(self.floats(block))
+        total, predicate = self.fresh(), self.fresh("b")
+        self.emit(block, f"{total} = aten.sum({value.name}) : ({value.type}) -> !hop.tensor<[], f32>")
+        self.emit(block, f"{predicate} = aten.gt.Scalar({total}) {{other = 0 : i64}} : "
+                         "(!hop.tensor<[], f32>) -> !hop.tensor<[], i1>")
+        return predicate, "!hop.tensor<[], i1>"
+
+    def cond(self, block: _Block, depth: int) -> None:
+        predicate, predicate_type = self.predicate(block)
+        operands = self.operands(block)
+        result_type = self.pick([v for v in operands if v.element == "f32"]).type
+        branches = []
+        for _ in range(2):
+            lines, yielded, arguments = self.body(operands, block.scope, depth, result_type)
+            branches.append(self.region_text(lines, arguments, [yielded]))
+        result = _Value(self.fresh(), yielded.shape)
+        self.emit(block, f"{result.name} = hop.cond {predicate}({_names(operands)}) : "
+                         f"{predicate_type}, ({_types(operands)}) -> {result.type} "
+                         f"then {branches[0]} else {branches[1]}", result)
+
+    def loop(self, block: _Block, depth: int) -> None:
+        counter = _Value(self.fresh(), (), "i64")
+        self.emit(block, f"{counter.name} = aten.zeros() {{size = [], dtype = i64}} : () -> {counter.type}")
+        carried = [counter, self.pick(self.floats(block))]
+        additional = [v for v in block.pool if self.choose(2) and v not in carried]
+        operands = carried + additional
+        cond_arguments = [_Value(self.fresh("a"), v.shape, v.element) for v in operands]
+        go = self.fresh("b")
+        steps = 1 + self.choose(3)
+        cond_region = self.region_text(
+            [f"{go} = aten.lt.Scalar({cond_arguments[0].name}) {{other = {steps} : i64}} : "
+             f"({counter.type}) -> !hop.tensor<[], i1>"],
+            cond_arguments, [_Value(go, (), "i1")])
+        lines, yielded, arguments = self.body(operands, block.scope, depth, carried[1].type)
+        next_counter = _Value(self.fresh(), (), "i64")
+        lines.append(f"{next_counter.name} = aten.add.Scalar({arguments[0].name}) {{other = 1 : i64}}"
+                     f" : ({counter.type}) -> {counter.type}")
+        body_region = self.region_text(lines, arguments, [next_counter, yielded])
+        results = [self.fresh(), self.fresh()]
+        self.emit(block, f"{results[0]}, {results[1]} = hop.while ({_names(carried)}) additional "
+                         f"({_names(additional)}) : ({_types(carried)}) -> ({_types(carried)}), "
+                         f"{_types(additional)} cond {cond_region} body {body_region}",
+                  _Value(results[1], carried[1].shape))
+
+
+def generate_program(choose: Choose, max_depth: int = 3) -> str:
+    """The text of a random module (see the module docstring)."""
+    generator = _Generator(choose, max_depth)
+    arguments = [_Value("%p", (), "i1"), _Value("%i", (), "i64"), _Value("%x", ("s0", "s1")),
+                 _Value("%y", ("s1",)), _Value("%z", ("s2",))]
+    block = _Block(list(arguments), _Scope())
+    generator.fill(block, 0)
+    outputs = generator.floats(block)[-3:]
+    symbols = [f"hop.symbol @{name} backed [2, oo]" for name in BACKED]
+    symbols += [f"hop.symbol @{name} unbacked [0, oo]" for name in generator.unbacked]
+    body = "\n".join(f"  {line}" for line in block.lines)
+    signature = ", ".join(f"{a.name}: {a.type}" for a in arguments)
+    return ("\n".join(symbols) + f"\nfunc.func @forward({signature}) -> ({_types(outputs)}) {{\n"
+            f"{body}\n  func.return {_names(outputs)} : {_types(outputs)}\n}}\n")
