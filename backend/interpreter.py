@@ -226,7 +226,7 @@ def _run_sym_size(op: hop.SymSizeOp, frame: _Frame) -> list[object]:
 
 
 def _run_sym_constant(op: hop.SymConstantOp, frame: _Frame) -> list[object]:
-    return [op.result.type.value]
+    return [evaluate_dim(op.result.type.value, frame.symbols)]
 
 
 _SYM_BINARY_FUNCTIONS: dict[type[Operation], Callable[[int, int], int | bool]] = {

@@ -182,9 +182,11 @@ class AtenOp(IRDLOperation):
         parser.parse_punctuation("(")
         groups: list[list[UnresolvedOperand]] = []
         nones: dict[str, list[int]] = {}
+        arity = (f"{schema.op_name} takes {len(schema.operand_arguments)} tensor arguments "
+                 f"({', '.join(a.name for a in schema.operand_arguments)})")
         for index, argument in enumerate(schema.operand_arguments):
-            if index:
-                parser.parse_punctuation(",")
+            if index and parser.parse_optional_punctuation(",") is None:
+                parser.raise_error(f"{arity}, got {index}")
             if argument.is_tensor_list:
                 group, group_nones = _parse_operand_list(parser, argument)
                 if group_nones:
@@ -196,7 +198,9 @@ class AtenOp(IRDLOperation):
                 groups.append([])
             else:
                 groups.append([parser.parse_unresolved_operand()])
-        parser.parse_punctuation(")")
+        if parser.parse_optional_punctuation(")") is None:
+            parser.raise_error(f"{arity}, got more")
+        dictionary_position = parser.pos
         dictionary = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types_position = parser.pos
@@ -204,6 +208,12 @@ class AtenOp(IRDLOperation):
         flat = [operand for group in groups for operand in group]
         operands = parser.resolve_operands(flat, function_type.inputs.data, types_position)
         argument_names = {a.name for a in schema.attribute_arguments}
+        for name in dictionary:
+            # A discardable attribute names its dialect (``hop.note``); a bare name is an argument.
+            if name not in argument_names and "." not in name:
+                parser.raise_error(f"{schema.op_name} has no argument named '{name}' (arguments: "
+                                   f"{', '.join(sorted(argument_names)) or 'none'})",
+                                   dictionary_position)
         properties = {k: v for k, v in dictionary.items() if k in argument_names}
         attributes = {k: v for k, v in dictionary.items() if k not in argument_names}
         for name, positions in nones.items():
@@ -368,10 +378,6 @@ def _result_field(ret):  # noqa: ANN001, ANN202
     return result_def()
 
 
-def _has_generator(schema: Schema) -> bool:
-    return any(a.type.startswith("Generator") for a in schema.arguments)
-
-
 def make_op_class(schema: Schema) -> type[AtenOp]:
     """Builds the IRDL op class of one ATen overload from its schema."""
     fields: dict[str, object] = {
@@ -397,7 +403,7 @@ def make_op_class(schema: Schema) -> type[AtenOp]:
     if sum(1 for r in schema.returns if r.is_tensor_list) > 1:
         options.append(AttrSizedResultSegments(as_property=True))
     fields["irdl_options"] = tuple(options)
-    writes = schema.is_mutating or _has_generator(schema)
+    writes = schema.is_mutating or schema.is_random
     effects = (MemoryReadEffect(), MemoryWriteEffect()) if writes else (MemoryReadEffect(),)
     fields["traits"] = traits_def(*effects)
     class_name = "Aten_" + schema.op_name.removeprefix("aten.").replace(".", "_") + "Op"

@@ -94,6 +94,8 @@ class Schema:
     overload: str
     arguments: tuple[Argument, ...]
     returns: tuple[Return, ...]
+    is_random: bool = False
+    """Its results depend on the RNG state (PyTorch's ``nondeterministic_seeded`` tag)."""
 
     @property
     def op_name(self) -> str:
@@ -156,6 +158,7 @@ def _schema_from_record(op_name: str, record: dict) -> Schema:
         overload=overload,
         arguments=tuple(Argument(*fields) for fields in record["args"]),
         returns=tuple(Return(*fields) for fields in record["returns"]),
+        is_random=record.get("random", False),
     )
 
 

@@ -37,6 +37,13 @@ def _return_record(ret) -> list:
     return [ret.name or "", str(ret.type), annotation]
 
 
+def _draws_random_numbers(base: str, overload: str) -> bool:
+    """PyTorch tags ops whose results depend on the RNG state ``nondeterministic_seeded``."""
+    packet = getattr(torch.ops.aten, base, None)
+    op = getattr(packet, overload or "default", None) if packet is not None else None
+    return op is not None and torch.Tag.nondeterministic_seeded in op.tags
+
+
 def schema_records() -> dict[str, dict]:
     records: dict[str, dict] = {}
     for schema in torch._C._jit_get_all_schemas():
@@ -57,6 +64,8 @@ def schema_records() -> dict[str, dict]:
             "args": args,
             "returns": [_return_record(r) for r in parsed.returns],
         }
+        if _draws_random_numbers(base, overload):
+            records[op_name]["random"] = True
     return dict(sorted(records.items()))
 
 

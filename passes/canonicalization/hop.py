@@ -1,0 +1,131 @@
+"""Canonicalization patterns of the ``hop`` dialect.
+
+``HopCanonicalizationPatterns`` (in ``hopc.dialects.hop``) attaches them to the
+ops they rewrite, as xDSL's scf does; ``--canonicalize`` applies them. A value
+is constant when its type says so: ``!hop.symint<4>``, ``!hop.symbool<True>``.
+Each pattern's docstring is its rewrite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from hopc.dialects.hop import (
+    SYM_BINARY_OPS,
+    AssertOp,
+    CondOp,
+    SymConstantOp,
+    SymSizeOp,
+    WhileOp,
+)
+from hopc.ir.types import SymBoolType, SymIntType
+
+
+def constant_value(type_: Attribute) -> int | bool | None:
+    """The value a ``!hop.symint``/``!hop.symbool`` type fixes, or None if it is symbolic."""
+    if isinstance(type_, SymIntType) and isinstance(type_.value, int):
+        return type_.value
+    if isinstance(type_, SymBoolType) and type_.value in ("True", "False"):
+        return type_.value == "True"
+    return None
+
+
+def replace_with_region(rewriter: PatternRewriter, op: Operation, region: Region,
+                        args: Sequence[SSAValue],
+                        results: Sequence[SSAValue] | None = None) -> None:
+    """Replaces ``op`` by the ops of ``region`` run on ``args``.
+
+    ``op``'s results become ``results``, or what the region yields when None.
+    """
+    block = region.block
+    terminator = block.last_op
+    assert terminator is not None
+    rewriter.inline_block(block, InsertPoint.before(op), args)
+    rewriter.replace(op, (), terminator.operands if results is None else results)
+    rewriter.erase(terminator)
+
+
+def _same_region(first: Region, second: Region) -> bool:
+    """Whether two regions hold the same ops on the same values, result types included."""
+    return first.is_structurally_equivalent(second) and all(
+        a.result_types == b.result_types for a, b in zip(first.walk(), second.walk())
+    )
+
+
+class FoldConstantSymbolic(RewritePattern):
+    """``sym_op(...) : !hop.symint<4>`` -> ``hop.sym_constant : !hop.symint<4>`` (also symbool)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, (SymSizeOp, *SYM_BINARY_OPS)):
+            return
+        if constant_value(op.result.type) is None:
+            return
+        rewriter.replace(op, SymConstantOp(result_types=[op.result.type]))
+
+
+class InlineCondWithConstantPredicate(RewritePattern):
+    """``cond(True, then, else)(xs)`` -> ``then(xs)`` (``else(xs)`` on False)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CondOp, rewriter: PatternRewriter) -> None:
+        taken = constant_value(op.predicate.type)
+        if not isinstance(taken, bool):
+            return
+        replace_with_region(rewriter, op, op.then_region if taken else op.else_region,
+                            op.inputs)
+
+
+class InlineCondWithIdenticalBranches(RewritePattern):
+    """``cond(p, body, body)(xs)`` -> ``body(xs)``."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CondOp, rewriter: PatternRewriter) -> None:
+        if _same_region(op.then_region, op.else_region):
+            replace_with_region(rewriter, op, op.then_region, op.inputs)
+
+
+class EraseTrueAssert(RewritePattern):
+    """``hop.assert %true`` -> nothing (an assert of a false condition stays: it raises)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AssertOp, rewriter: PatternRewriter) -> None:
+        if constant_value(op.condition.type) is True:
+            rewriter.erase(op)
+
+
+class RemoveWhileWithFalseCondition(RewritePattern):
+    """``while(xs) cond {c; yield False}`` -> ``c; xs`` (the condition runs once)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WhileOp, rewriter: PatternRewriter) -> None:
+        condition = op.cond_region.block.last_op
+        if condition is None or len(condition.operands) != 1 \
+                or constant_value(condition.operands[0].type) is not False:
+            return
+        replace_with_region(rewriter, op, op.cond_region, (*op.carried, *op.additional),
+                            results=tuple(op.carried))
+
+
+CANONICALIZATION_PATTERNS: tuple[RewritePattern, ...] = (
+    GreedyRewritePatternApplier([
+        FoldConstantSymbolic(),
+        InlineCondWithConstantPredicate(),
+        InlineCondWithIdenticalBranches(),
+        EraseTrueAssert(),
+        RemoveWhileWithFalseCondition(),
+    ], dce_enabled=False),
+)
+"""Every hop canonicalization, as one pattern; each matches only the ops it rewrites.
+
+xDSL's per-op applier would erase a dead op at once; dead code is left to
+``hop_region_dce`` instead (Note [unbacked symbols are read by name]).
+"""

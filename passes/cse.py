@@ -1,0 +1,96 @@
+"""``--cse``: common subexpression elimination, across nested HOP regions where legal.
+
+Note [when reads may be merged]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+At the captured level an ATen op only reads its operands (``MemoryReadEffect``),
+but its result is a fresh tensor that a later in-place op may mutate, and a
+read gives a different value once an in-place op has changed its operand.
+Merging two equal reads is therefore legal only where nothing can write:
+
+- if no op of the module writes (no ATen op with a ``MemoryWriteEffect``, i.e.
+  in-place, ``out=`` or random; no op of unknown effects; ``hop.assert``
+  writes no tensor, and a ``hop.invoke_subgraph`` writes what its subgraph's
+  body, also in the module, writes), ops whose only effect is reading are
+  treated as pure: merged within a block and across nested regions, an outer
+  value reused inside a region;
+- otherwise only pure ops (shape-symbol ops, ``hop.sym_constant``, regions of
+  pure ops) are merged. xDSL's rule for reads, "no write between the two in
+  the same block", is not enough: a write *after* both would reach both
+  results once they are one tensor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.traits import (
+    IsTerminator,
+    MemoryEffectKind,
+    RecursiveMemoryEffect,
+    get_effects,
+    is_side_effect_free,
+    only_has_effect,
+)
+from xdsl.transforms.common_subexpression_elimination import CSEDriver
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
+
+from hopc.dialects.hop import AssertOp, InvokeSubgraphOp
+from hopc.passes.dce_liveness import introduced_symbols, unbacked_symbols
+
+
+def writes_tensors(op: Operation) -> bool:
+    """Whether ``op`` itself may mutate a tensor (the ops nested in it are asked on their own)."""
+    if isinstance(op, AssertOp | InvokeSubgraphOp | ModuleOp | FuncOp):
+        return False
+    if op.has_trait(IsTerminator) or op.has_trait(RecursiveMemoryEffect):
+        return False
+    effects = get_effects(op)
+    return effects is None or any(e.kind is MemoryEffectKind.WRITE for e in effects)
+
+
+@dataclass
+class HopCSEDriver(CSEDriver):
+    """xDSL's CSE driver with hop's rule for ops that read (Note [when reads may be merged])."""
+
+    reads_are_pure: bool = False
+    unbacked: frozenset[str] = frozenset()
+
+    def _simplify_operation(self, op: Operation) -> None:
+        dead = is_trivially_dead(op)
+        if dead and introduced_symbols(op, op.result_types, self.unbacked):
+            return  # left to --dce: Note [unbacked symbols are read by name]
+        reads = not is_side_effect_free(op) and only_has_effect(op, MemoryEffectKind.READ)
+        if not reads or dead or op.has_trait(IsTerminator):
+            super()._simplify_operation(op)  # xDSL's rules: pure, writing and dead ops
+        elif self.reads_are_pure:  # merged as if pure; otherwise a read is never merged
+            if (existing := self._known_ops.get(op)) is not None:
+                self._replace_and_delete(op, existing)
+            else:
+                self._known_ops[op] = op
+
+
+class CommonSubexpressionEliminationPass(ModulePass):
+    """Merges equal ops, across nested regions; reads only where no op of the module writes.
+
+    Invariant: no two equal ops (same name, operands, attributes, properties,
+    result types and equivalent regions) where one dominates the other, among
+    pure ops, and among reading ops when no op of the module writes (Note
+    [when reads may be merged]). Also erases trivially dead ops, as xDSL's CSE
+    does, except those that bind an unbacked symbol.
+
+        %a = aten.sin(%x)                        %a = aten.sin(%x)
+        %r = hop.wrap(%x) {^(%y):           ->   %r = hop.wrap(%x) {^(%y):
+          %b = aten.sin(%x); hop.yield %b}         hop.yield %a}
+    """
+
+    name = "cse"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        reads_are_pure = not any(writes_tensors(nested) for nested in op.walk())
+        HopCSEDriver(reads_are_pure=reads_are_pure,
+                     unbacked=unbacked_symbols(op)).simplify(op)

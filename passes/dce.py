@@ -1,0 +1,169 @@
+"""``--dce``: dead code elimination that sees through HOP regions (``DeadCodeEliminationPass``)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.irdl import IRDLOperation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from hopc.dialects.hop import (
+    CheckpointOp,
+    CondOp,
+    MapOp,
+    ScanOp,
+    WhileOp,
+    WrapOp,
+    YieldOp,
+)
+from hopc.passes.dce_liveness import (
+    argument_is_read,
+    hop_region_dce,
+    introduced_symbols,
+    read_elsewhere,
+    unbacked_symbols,
+)
+
+# --------------------------------------------------------------------------- HOP results, arguments
+
+
+def _rebuilt(op: IRDLOperation, dropped_operands: Collection[int],
+             dropped_results: Collection[int]) -> IRDLOperation:
+    """``op`` without the operands and results at the given positions; takes its regions."""
+    groups: list[SSAValue | list[SSAValue]] = []
+    position = 0
+    for name, _ in type(op).get_irdl_definition().operands:
+        field = getattr(op, name)
+        values = [field] if isinstance(field, SSAValue) else list(field)
+        kept = [v for i, v in enumerate(values, position) if i not in dropped_operands]
+        position += len(values)
+        groups.append(kept[0] if isinstance(field, SSAValue) else kept)
+    new = type(op).build(
+        operands=groups,
+        result_types=[[r.type for i, r in enumerate(op.results) if i not in dropped_results]],
+        properties={k: v for k, v in op.properties.items() if k != "operandSegmentSizes"},
+        attributes=dict(op.attributes),
+        regions=[op.detach_region(r) for r in tuple(op.regions)])
+    new.location = op.location
+    return new
+
+
+def _drop_yielded(rewriter: PatternRewriter, block: Block, positions: Collection[int]) -> None:
+    terminator = block.last_op
+    assert isinstance(terminator, YieldOp)
+    kept = [v for i, v in enumerate(terminator.values) if i not in positions]
+    rewriter.replace(terminator, YieldOp(*kept))
+
+
+def _replace(rewriter: PatternRewriter, op: IRDLOperation, dropped_operands: Collection[int],
+             dropped_results: Collection[int]) -> None:
+    new = _rebuilt(op, dropped_operands, dropped_results)
+    kept = iter(new.results)
+    rewriter.replace(op, new, [None if i in dropped_results else next(kept)
+                               for i in range(len(op.results))])
+
+
+def _argument_offset(op: Operation) -> int:
+    """The operand position of a HOP's block argument 0 (a cond's predicate comes first)."""
+    return 1 if isinstance(op, CondOp) else 0
+
+
+def _prunable_arguments(op: Operation) -> range:
+    """Positions of the block arguments that may go with their operands, when unread."""
+    if isinstance(op, CondOp | WrapOp | CheckpointOp):
+        return range(len(op.inputs))
+    if isinstance(op, WhileOp | ScanOp | MapOp):
+        return range(len(op.regions[-1].block.args) - len(op.additional),
+                     len(op.regions[-1].block.args))
+    return range(0)
+
+
+class RemoveUnusedResults(RewritePattern):
+    """``r0, r1 = hop(...) {yield a, b}`` with ``r1`` unused -> ``r0 = hop(...) {yield a}``."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CondOp | WrapOp | CheckpointOp | ScanOp | MapOp,
+                          rewriter: PatternRewriter) -> None:
+        first = len(op.init) if isinstance(op, ScanOp) else 0  # a scan's carries stay
+        unused = [i for i in range(first, len(op.results)) if not op.results[i].uses]
+        unbacked = unbacked_symbols(op) if unused else frozenset()
+        dropped = {i for i in unused if not read_elsewhere(
+            op, introduced_symbols(op, [op.results[i].type], unbacked))}
+        if not dropped:
+            return
+        for region in op.regions:
+            _drop_yielded(rewriter, region.block, dropped)
+        _replace(rewriter, op, (), dropped)
+
+
+class RemoveUnusedLoopCarried(RewritePattern):
+    """``while(x, y)`` with result ``y`` unused and its arguments unread -> ``while(x)``."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WhileOp, rewriter: PatternRewriter) -> None:
+        dropped: set[int] = set()
+        for i in range(len(op.carried)):
+            if not op.results[i].uses \
+                    and not argument_is_read(op.cond_region.block.args[i], dropped) \
+                    and not argument_is_read(op.body_region.block.args[i], dropped, passed_to=i):
+                dropped.add(i)
+        if not dropped:
+            return
+        _drop_yielded(rewriter, op.body_region.block, dropped)
+        for region in op.regions:
+            for i in sorted(dropped, reverse=True):
+                rewriter.erase_block_argument(region.block.args[i])
+        _replace(rewriter, op, dropped, dropped)
+
+
+class RemoveUnusedArguments(RewritePattern):
+    """``hop(x, y) {^(a, b): ...a...}`` -> ``hop(x) {^(a): ...a...}`` (not for subgraphs)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, CondOp | WrapOp | CheckpointOp | WhileOp | ScanOp | MapOp):
+            return
+        dropped: set[int] = set()
+        for i in _prunable_arguments(op):
+            if not any(argument_is_read(r.block.args[i], dropped) for r in op.regions):
+                dropped.add(i)
+        if not dropped:
+            return
+        for region in op.regions:
+            for i in sorted(dropped, reverse=True):
+                rewriter.erase_block_argument(region.block.args[i])
+        _replace(rewriter, op, {i + _argument_offset(op) for i in dropped}, ())
+
+
+class DeadCodeEliminationPass(ModulePass):
+    """Removes unused side-effect-free ops, unused HOP results and unread region arguments.
+
+    Invariant, to a fixpoint: every op left has a used result, a write effect
+    (in-place ATen ops, random ops, ``hop.assert``) or binds an unbacked symbol
+    that a live op reads (Note [unbacked symbols are read by name]); every
+    result of a cond/wrap/checkpoint, every per-step output of a scan/map and
+    every carried value of a while is read; no block argument of a
+    cond/wrap/checkpoint, and no ``additional`` argument of a while/scan/map, is
+    unread. ``hop.subgraph`` bodies keep their signature (their calls share it).
+
+        %r:2 = hop.wrap(%x, %y) {^(%a, %b): %s = aten.sin(%a); %c = aten.cos(%a);
+                                 hop.yield %s, %c}            // %r#1 unused
+      ->
+        %r = hop.wrap(%x) {^(%a): %s = aten.sin(%a); hop.yield %s}
+    """
+
+    name = "dce"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = [RemoveUnusedResults(), RemoveUnusedLoopCarried(), RemoveUnusedArguments()]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False),
+                             post_walk_func=hop_region_dce).rewrite_module(op)
