@@ -183,25 +183,30 @@ def all_op_names() -> list[str]:
     return list(_table())
 
 
+@cache
+def _overloads_by_base_name() -> dict[str, list[str]]:
+    table: dict[str, list[str]] = {}
+    for name in _table():
+        table.setdefault(name.split(".")[1], []).append(name)
+    return table
+
+
+@cache
 def functional_variant(schema: Schema) -> Schema | None:
     """The functional overload computing what a mutating op writes, if ATen has one.
 
     ``aten.add_.Tensor -> aten.add.Tensor``; ``aten.addmm.out -> aten.addmm``;
-    ``aten.sum.IntList_out -> aten.sum.IntList``. Returns None when there is none.
+    ``aten.add.out -> aten.add.Tensor``. The variant is the overload of the same
+    base name (without the in-place ``_``) whose arguments, names and types, are
+    the op's minus its ``out=`` arguments and which neither mutates nor aliases.
+    A functional op is its own variant; None when ATen has no such overload.
     """
-    if not schema.is_mutating:
+    if schema.is_functional:
         return schema
-    if schema.is_out_variant:
-        base = schema.base_name
-        candidates = [schema.overload.removesuffix("_out").removesuffix("out")]
-    else:
-        base = schema.base_name.removesuffix("_")
-        candidates = [schema.overload]
-    inputs = [a.name for a in schema.arguments if not (a.is_mutated and a.kwarg_only)]
-    for overload in candidates + [""]:
-        suffix = f".{overload.rstrip('_')}" if overload.rstrip("_") else ""
-        candidate = lookup(f"aten.{base}{suffix}")
-        if candidate is not None and not candidate.is_mutating:
-            if [a.name for a in candidate.arguments] == inputs:
-                return candidate
+    inputs = [(a.name, a.type) for a in schema.arguments if not (a.is_mutated and a.kwarg_only)]
+    base = schema.base_name if schema.is_out_variant else schema.base_name.removesuffix("_")
+    for name in _overloads_by_base_name().get(base, []):
+        candidate = lookup(name)
+        if candidate.is_functional and [(a.name, a.type) for a in candidate.arguments] == inputs:
+            return candidate
     return None

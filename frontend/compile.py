@@ -14,8 +14,9 @@ Outputs keep the program's pytree, and mutation of inputs and buffers is
 visible to the caller. Graph breaks are allowed unless ``fullgraph=True``:
 the Python between graphs runs eagerly, as in ``torch.compile``.
 
-A hop-level module (``xdsl`` ``ModuleOp``) is accepted too; the result takes
-the entry function's arguments explicitly and returns its user outputs.
+A hop-level module (``xdsl`` ``ModuleOp``) is accepted too: it goes through
+the same pass pipeline (on a copy), and the result takes the entry function's
+arguments explicitly and returns its user outputs.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from xdsl.dialects.builtin import ModuleOp
 from hopc.frontend.dynamo_backend import hopc_backend
 from hopc.frontend.module_call import ModuleCall
 from hopc.ir.verify import verify_module
+from hopc.passes.pipeline import run_pipeline
 
 _DYNAMO_CONFIG = {
     "capture_scalar_outputs": True,
@@ -55,5 +57,5 @@ def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None
     """A callable with ``program``'s eager semantics, compiled by hopc."""
     if isinstance(program, ModuleOp):
         verify_module(program)
-        return ModuleCall(program)
+        return ModuleCall(run_pipeline(program.clone()))
     return CompiledProgram(program, dynamic, fullgraph)

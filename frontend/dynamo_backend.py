@@ -4,8 +4,8 @@ Dynamo calls ``hopc_backend(graph_module, example_inputs)`` once per graph it
 captures (per guard set: a new shape, dtype or device, a changed Python
 scalar, or, after a size changes, the same graph with that size symbolic).
 The backend lowers the graph like ``hopc.capture`` does (Note [pre-dispatch
-capture]), imports it to a captured-level module and returns a ``ModuleCall``
-that runs it. Dynamo supplies guards, recompilation, automatic dynamic shapes
+capture]), imports it to a captured-level module, runs hopc's pass pipeline
+(``hopc.passes.pipeline``) and returns a ``ModuleCall`` that runs the result. Dynamo supplies guards, recompilation, automatic dynamic shapes
 and the program's Python around the graph; the graph's placeholders are
 already the tensors (and symbolic sizes) the module takes, parameters and
 buffers included, in Dynamo's order.
@@ -24,6 +24,7 @@ from hopc.frontend.module_call import ModuleCall
 from hopc.frontend.module_import import BUFFER, PARAMETER, EntryArgument, import_module
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.verify import verify_module
+from hopc.passes.pipeline import run_pipeline
 
 _SOURCE_PART = re.compile(r"\['([^']*)'\]|\.(\w+)|\[(\d+)\]")
 _SOURCE_NOISE = frozenset({"self", "_modules", "_parameters", "_buffers", "size", "()"})
@@ -75,4 +76,4 @@ def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list) -> Mo
     module = import_module(aten_graph, arguments + lifted + constants,
                            ShapeSymbols(fake_mode.shape_env))
     verify_module(module)
-    return ModuleCall(module, [a.value for a in lifted + constants])
+    return ModuleCall(run_pipeline(module), [a.value for a in lifted + constants])

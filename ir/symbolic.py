@@ -447,6 +447,8 @@ def evaluate(expr: sympy.Basic, env: Mapping[str, int]) -> int | bool:
             raise UnboundSymbolError(free.name)
         values[free] = sympy.Integer(env[free.name])
     value = expr.xreplace(values)
+    if not (isinstance(value, BooleanAtom) or value.is_Integer):
+        value = value.doit()  # sympy may leave a Max/Min of numbers unevaluated
     if isinstance(value, BooleanAtom):
         return bool(value)
     if value.is_Integer:

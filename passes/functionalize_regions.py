@@ -1,0 +1,273 @@
+"""Functionalize across HOP regions: what a body changes comes out as results.
+
+Note [mutation through HOP regions]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A body's block arguments are its operands themselves (the interpreter binds
+them without copies), so a body that changes an argument in place changes the
+operand outside. After its body is functionalized, a HOP returns the final
+value of each operand its body changed, and the outside writes that value
+back into the operand (through the operand's views, if it is one):
+
+- ``hop.wrap``, ``hop.checkpoint`` and ``hop.subgraph`` bodies yield it as an
+  extra result. A subgraph is changed once, for all its call sites.
+- ``hop.cond``: both branches yield it; a branch that does not change the
+  argument yields the argument unchanged.
+- ``hop.while``: a changed carried value must be yielded in its own place
+  (then the loop result is the operand's final value already); a changed
+  additional operand becomes a carried value. The cond region must not change
+  anything: it runs once more than the body.
+- ``hop.scan`` and ``hop.map`` must not change their operands (see
+  ``MUTABLE_OPERANDS``; PyTorch 2.13 would let scan change its additional
+  operands and map its slices, which functionalize rejects as well).
+
+A body that yields an argument or a view of it returns an alias of the
+operand (``RESULTS_ALIAS`` says which kinds can): the outside records the
+result as that view of the operand, so a later in-place change of either
+shows in the other, as in eager mode. Inside, a yield that is an argument or
+an outer value, or a value yielded twice, is cloned, so that no two results
+of a functional HOP share storage (the extra results above excepted: they are
+the operands' new values).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.ir import Block, Operation, SSAValue
+
+from hopc.dialects import hop
+from hopc.ir.diagnostics import op_error
+from hopc.ir.types import TensorType
+from hopc.passes.functionalize_aliases import Alias, AliasState, describe
+from hopc.passes.functionalize_layout import AliasLayouts
+from hopc.passes.functionalize_views import ViewStep, build
+
+MUTABLE_OPERANDS: dict[type[Operation], frozenset[str]] = {
+    hop.WrapOp: frozenset({"inputs"}),
+    hop.CheckpointOp: frozenset({"inputs"}),
+    hop.CondOp: frozenset({"inputs"}),
+    hop.SubgraphOp: frozenset({"inputs"}),
+    hop.WhileOp: frozenset({"carried", "additional"}),
+    hop.ScanOp: frozenset(),
+    hop.MapOp: frozenset(),
+}
+"""Per HOP kind, the operand groups its body may change in place (``supports_input_mutation``)."""
+
+RESULTS_ALIAS: dict[type[Operation], str] = {
+    hop.WrapOp: "as views", hop.CheckpointOp: "as views", hop.CondOp: "as views",
+    hop.SubgraphOp: "as views", hop.WhileOp: "in place", hop.ScanOp: "in place",
+    hop.MapOp: "never",
+}
+"""Per HOP kind, how a result may alias an operand in eager mode (``supports_aliasing``): as
+any view of it (a body run once), only as the operand itself carried in place (a loop; its
+other results are doubtful, Note [doubtful aliases]), or never (map stacks what it yields)."""
+
+
+@dataclass(frozen=True)
+class YieldSource:
+    """A yielded value is ``steps`` applied to argument ``index`` (``kind='arg'``), to the
+    value yielded at ``index`` (``'result'``), or to an outer storage (``'outer'``, ``root``)."""
+
+    kind: str
+    index: int
+    steps: tuple[ViewStep, ...]
+    root: Alias | None = None
+
+    def key(self) -> tuple:
+        return (self.kind, self.index, self.root, tuple(s.key() for s in self.steps))
+
+
+@dataclass
+class BlockResult:
+    """What functionalizing a block found: the arguments it changed and what it yields."""
+
+    block: Block
+    roots: list[Alias]
+    sources: list[YieldSource | None]
+    terminator: Operation
+    yielded: list[Alias | None]
+    """The aliases of the yielded values (for their layouts)."""
+
+    @property
+    def mutated(self) -> dict[int, Alias]:
+        return {i: root for i, root in enumerate(self.roots) if root.storage.version}
+
+    def final(self, index: int) -> SSAValue:
+        return self.roots[index].storage.current
+
+
+@dataclass
+class HopEffects:
+    """How a rebuilt HOP's results relate to its operands (indices into the body's arguments)."""
+
+    state_results: dict[int, int] = field(default_factory=dict)
+    """Operand -> the result that holds its final value."""
+    result_sources: dict[int, YieldSource] = field(default_factory=dict)
+    doubtful: dict[int, list[int | Alias]] = field(default_factory=dict)
+    """Result -> operands (or outer storages) it may or may not alias (Note [doubtful aliases])."""
+    layouts: dict[int, Alias] = field(default_factory=dict)
+    """Result -> the value inside whose layout it has (else unknown; Note [reshape aliasing])."""
+
+
+def yield_sources(state: AliasState, roots: list[Alias], values: list[SSAValue]
+                  ) -> list[YieldSource | None]:
+    """Where each yielded value's storage comes from (before the yields are rewritten)."""
+    argument_of = {root.storage: i for i, root in enumerate(roots)}
+    aliases = [state.alias_of(v) if isinstance(v.type, TensorType) else None for v in values]
+    storages = [a.storage if a is not None else v for a, v in zip(aliases, values)]
+    first_whole: dict[object, int] = {}
+    for k, (alias, storage) in enumerate(zip(aliases, storages)):
+        if (alias is None or alias.parent is None) and storage not in first_whole:
+            first_whole[storage] = k
+    sources: list[YieldSource | None] = []
+    for k, (alias, storage) in enumerate(zip(aliases, storages)):
+        steps = alias.steps() if alias is not None else ()
+        if storage in argument_of:
+            sources.append(YieldSource("arg", argument_of[storage], steps))
+        elif alias is not None and alias.storage.home is not state.block:
+            sources.append(YieldSource("outer", -1, steps, alias.storage.root))
+        elif first_whole.get(storage, k) != k:
+            sources.append(YieldSource("result", first_whole[storage], steps))
+        else:
+            sources.append(None)
+    return sources
+
+
+def clone_shared_yields(result: BlockResult, positions: range) -> None:
+    """Clones yields at ``positions`` that are arguments, outer values or repeated."""
+    terminator, block = result.terminator, result.block
+    seen: set[SSAValue] = set()
+    values = list(terminator.operands)
+    for k, value in enumerate(values):
+        owner = value.owner
+        defined_here = isinstance(owner, Operation) and owner.parent_block() is block
+        if k in positions and (not defined_here or value in seen):
+            clone = build("aten.clone", [[value]], {}, [value.type], terminator)
+            block.insert_op_before(clone, terminator)
+            values[k] = clone.results[0]
+        seen.add(value)
+    terminator.operands = values
+
+
+def append_yields(result: BlockResult, values: list[SSAValue]) -> None:
+    result.terminator.operands = [*result.terminator.operands, *values]
+
+
+def check_mutable(op: Operation, result: BlockResult, groups: list[tuple[str, int]],
+                  region_name: str = "body") -> None:
+    """Rejects changes to operands of groups the HOP kind does not let its body change."""
+    allowed = MUTABLE_OPERANDS[type(op)]
+    names = [name for name, count in groups for _ in range(count)]
+    for index, root in result.mutated.items():
+        if names[index] not in allowed:
+            argument = result.block.args[index]
+            raise op_error(root.storage.mutated_by,
+                           f"changes {describe(argument)} in place, an operand ({names[index]}) "
+                           f"of the enclosing '{op.name}' {region_name}, which '{op.name}' does "
+                           "not allow (Note [mutation through HOP regions])")
+
+
+# --------------------------------------------------------------------------- effects per kind
+
+
+def single_body_effects(result: BlockResult, user_count: int) -> tuple[list[SSAValue], HopEffects]:
+    """Extra yields and effects of a body run once (wrap, checkpoint, subgraph)."""
+    effects = HopEffects()
+    extras: list[SSAValue] = []
+    for index in sorted(result.mutated):
+        whole = next((k for k, s in enumerate(result.sources[:user_count])
+                      if s is not None and s.kind == "arg" and s.index == index and not s.steps), None)
+        if whole is None:
+            whole = user_count + len(extras)
+            extras.append(result.final(index))
+        effects.state_results[index] = whole
+    effects.result_sources = {k: s for k, s in enumerate(result.sources[:user_count]) if s is not None}
+    effects.layouts = {k: a for k, a in enumerate(result.yielded[:user_count]) if a is not None}
+    return extras, effects
+
+
+def cond_effects(then: BlockResult, otherwise: BlockResult, user_count: int,
+                 layouts: AliasLayouts) -> tuple[list[SSAValue], list[SSAValue], HopEffects]:
+    """Extra yields of each branch and the effects of a cond."""
+    effects = HopEffects()
+    for k, (a, b) in enumerate(zip(then.yielded[:user_count], otherwise.yielded[:user_count])):
+        if a is not None and b is not None and layouts.is_contiguous(a) and layouts.is_contiguous(b):
+            effects.layouts[k] = a
+    then_extras: list[SSAValue] = []
+    else_extras: list[SSAValue] = []
+    for index in sorted(set(then.mutated) | set(otherwise.mutated)):
+        wanted = YieldSource("arg", index, ())
+        whole = next((k for k in range(user_count)
+                      if then.sources[k] == wanted and otherwise.sources[k] == wanted), None)
+        if whole is None:
+            whole = user_count + len(then_extras)
+            then_extras.append(then.final(index))
+            else_extras.append(otherwise.final(index))
+        effects.state_results[index] = whole
+    for k in range(user_count):
+        a, b = then.sources[k], otherwise.sources[k]
+        if a is not None and b is not None and a.key() == b.key():
+            effects.result_sources[k] = a
+        else:
+            effects.doubtful[k] = [d for d in map(_doubt, (a, b)) if d is not None]
+    return then_extras, else_extras, effects
+
+
+def _doubt(source: YieldSource | None) -> int | Alias | None:
+    """What a result may share memory with when its yield is ``source`` in some runs only."""
+    if source is None or source.kind == "result":
+        return None
+    return source.index if source.kind == "arg" else source.root
+
+
+def loop_effects(op: Operation, result: BlockResult, count: int) -> HopEffects:
+    """Loop bodies (``RESULTS_ALIAS`` "in place"): result k aliases operand k when yield k
+    is argument k itself, for ``k < count``.
+
+    Otherwise result k is doubtful: a loop that runs no iteration returns operand k
+    itself (Note [doubtful aliases]).
+    """
+    effects = HopEffects()
+    if RESULTS_ALIAS[type(op)] == "never":
+        return effects
+    for k, source in enumerate(result.sources[:count]):
+        if source is not None and source.kind == "arg" and source.index == k and not source.steps:
+            effects.result_sources[k] = source
+            continue
+        effects.doubtful[k] = [k] + [d for d in [_doubt(source)] if d is not None and d != k]
+    return effects
+
+
+def apply_effects(state: AliasState, new_op: Operation, operands: list[SSAValue],
+                  effects: HopEffects, origin: Operation) -> None:
+    """Writes back changed operands and records aliasing results, after ``new_op``.
+
+    A result that is a new tensor has the layout of what the body yields, if
+    known (Note [reshape aliasing]).
+    """
+    state.cursor = new_op.next_op
+    state.layout_origins.update({r: effects.layouts.get(k) for k, r in enumerate(new_op.results)})
+    storages = [state.alias_of(v).storage if isinstance(v.type, TensorType) else None
+                for v in operands]
+    for index in effects.state_results:
+        shared = [k for k, s in enumerate(storages) if s is storages[index] and k != index]
+        if shared and (isinstance(origin, hop.InvokeSubgraphOp) or shared[0] in effects.state_results):
+            raise op_error(origin, f"changes {describe(operands[index])} in place, which shares "
+                                   f"memory with another operand, {describe(operands[shared[0]])}; "
+                                   "pass it once")
+    for index, result_index in effects.state_results.items():
+        state.write(operands[index], new_op.results[result_index], origin)
+    for k, source in effects.result_sources.items():
+        if source.kind == "arg":
+            base = state.alias_of(operands[source.index])
+        elif source.kind == "result":
+            base = state.alias_of(new_op.results[source.index])
+        else:
+            base = source.root
+        state.register_result_alias(new_op.results[k], base, source.steps)
+    for k, doubts in effects.doubtful.items():
+        if doubts:
+            others = [operands[d] if isinstance(d, int) else d.storage.base for d in doubts]
+            state.mark_doubtful(new_op.results[k], others,
+                                f"'{origin.name}' returns it as a view of its operand only "
+                                "in some runs")

@@ -1,0 +1,60 @@
+"""The copy-back signature: entry inputs and buffers changed in place, as extra results.
+
+After functionalize, the entry function returns the final value of each
+argument the program changed in place, marked ``{hop.copy_back_to = i}``
+(Note [entry signature] in ``hopc.dialects.hop``). Whoever runs the function
+copies those results into the arguments: ``apply_copy_back`` does it for a
+module run on PyTorch tensors (the interpreter, ``hopc.compile``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation, SSAValue
+
+from hopc.ir.diagnostics import op_error
+from hopc.ir.module import COPY_BACK, entry_signature
+
+
+def add_copy_back_results(function: FuncOp, finals: dict[int, SSAValue],
+                          changed_by: dict[int, Operation]) -> None:
+    """Returns ``finals[i]`` as a result copied back to argument ``i``, in argument order.
+
+    ``changed_by[i]`` is the op that changed argument ``i`` (for the error when
+    it is a module constant, which has nowhere to be copied back to).
+    """
+    if not finals:
+        return
+    argument_attributes = function.arg_attrs.data if function.arg_attrs is not None else ()
+    for index, attributes in enumerate(argument_attributes):
+        if index in finals and "hop.constant" in attributes.data:
+            raise op_error(changed_by[index], f"changes the module constant passed as "
+                                              f"argument {index} in place")
+    ordered = sorted(finals)
+    terminator = function.body.block.last_op
+    terminator.operands = [*terminator.operands, *(finals[i] for i in ordered)]
+    outputs = list(function.function_type.outputs.data)
+    result_attributes = (list(function.res_attrs.data) if function.res_attrs is not None
+                         else [DictionaryAttr({}) for _ in outputs])
+    for index in ordered:
+        outputs.append(finals[index].type)
+        result_attributes.append(DictionaryAttr({COPY_BACK: IntegerAttr(index, i64)}))
+    function.function_type = FunctionType.from_lists(function.function_type.inputs.data, outputs)
+    function.res_attrs = ArrayAttr(result_attributes)
+
+
+def apply_copy_back(module: ModuleOp, args: Sequence[object], results: Sequence[object]) -> list[object]:
+    """Copies the copy-back results of a run into ``args``; returns the user outputs.
+
+    ``results`` are what the entry function returned for ``args`` (e.g. from
+    ``hopc.backend.interpreter.run_module``); each ``{hop.copy_back_to = i}``
+    result is copied into ``args[i]`` in place, as eager PyTorch would have
+    left it.
+    """
+    signature = entry_signature(module)
+    for result_index, argument_index in signature.copy_back.items():
+        args[argument_index].copy_(results[result_index])  # type: ignore[attr-defined]
+    return [results[i] for i in signature.user_outputs]

@@ -1,0 +1,34 @@
+"""hopc's pass pipeline: the passes ``hopc.compile`` runs, in order, verified between stages.
+
+    captured -> functionalize -> lift-symbols -> canonicalize -> cse -> dce
+
+After it the module is functional (no op in any region mutates or aliases;
+mutated entry inputs and buffers are ``{hop.copy_back_to = i}`` results) and
+symbol-closed (every region binds the shape symbols it uses). Each stage is
+followed by ``verify_module``, so a pass that breaks the IR is caught at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+
+from hopc.ir.verify import verify_module
+from hopc.passes import pass_class
+
+STAGES: tuple[str, ...] = ("functionalize", "lift-symbols", "canonicalize", "cse", "dce")
+
+
+def run_pipeline(module: ModuleOp, stages: Sequence[str] = STAGES,
+                 context: Context | None = None) -> ModuleOp:
+    """Runs ``stages`` on ``module`` in place, verifying after each; returns the module."""
+    if context is None:
+        from hopc.ir.context import make_context
+
+        context = make_context()
+    for name in stages:
+        pass_class(name)().apply(context, module)
+        verify_module(module)
+    return module

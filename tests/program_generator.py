@@ -1,0 +1,440 @@
+"""Random hop-level programs with mutation through views, symbolic shapes and nested HOPs.
+
+``generate_program(choose)`` writes the text of a module whose entry function
+takes a predicate ``%p`` and a few tensors with static and symbolic
+dimensions (``s0``, ``s1``, declared ``backed [2, 6]``), then runs random
+statements: views (``select``, ``slice`` with steps, ``transpose``, ``t``,
+``permute``, ``unsqueeze``, ``diagonal``, ``view``, ``reshape``), in-place ops
+on any value (``add_``, ``mul_``, ``copy_``, ``zero_``, ``fill_``, ``neg_``),
+functional ops, and ``hop.cond``/``hop.while``/``hop.wrap``/``hop.checkpoint``
+regions, nested, whose bodies change their operands and the outer values they
+capture. It returns some of its values.
+
+Programs are valid eager PyTorch and keep away from what functionalize
+rejects by design (Note [doubtful aliases], a ``hop.while`` changing a carried
+value it does not yield in place, two operands of one HOP sharing memory): a
+HOP's operands come from distinct storages, a region captures only values
+whose storage it does not also get as an operand, a while body yields each
+carried tensor in place (its result is then the operand whether or not the
+loop runs), ``view`` is used only on values known to be contiguous.
+
+``choose(n)`` returns an int in ``range(n)``: hypothesis's ``draw`` of
+``integers(0, n - 1)`` (so examples shrink) or ``random.randrange``.
+``random_arguments(module, sizes, generator)`` makes entry arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+from xdsl.dialects.builtin import ModuleOp
+
+from hopc.ir.module import entry_function
+from hopc.ir.torch_values import dtype_of, evaluate_dim
+from hopc.ir.types import TensorType, canonical_dim
+
+Choose = Callable[[int], int]
+SYMBOLS = ("s0", "s1")
+SYMBOL_RANGE = (2, 6)
+BIG = 9223372036854775807
+
+
+@dataclass(frozen=True)
+class Dim:
+    """A dimension: its text (an int or an expression) and a lower bound of its value."""
+
+    text: int | str
+    low: int
+
+    def attribute(self) -> str:
+        return f"{self.text} : i64" if isinstance(self.text, int) else f"#hop.expr<{self.text}>"
+
+
+def _dim(text: int | str, low: int) -> Dim:
+    canonical = canonical_dim(str(text))
+    return Dim(canonical, canonical if isinstance(canonical, int) else low)
+
+
+@dataclass
+class Value:
+    name: str
+    shape: tuple[Dim, ...]
+    storage: int
+    contiguous: bool = True
+    dtype: str = "f32"
+    whole: bool = True
+    """Not a view: an input, a fresh value, a region argument (or one changed in place)."""
+    routable: bool = True
+    """Its storage can be traced to a base through ops outside any region: false for a
+    HOP result that is a view made inside the HOP. Only routable values are captured."""
+
+    @property
+    def type(self) -> str:
+        return f"!hop.tensor<[{', '.join(str(d.text) for d in self.shape)}], {self.dtype}>"
+
+
+@dataclass
+class _Scope:
+    values: list[Value]
+    parent: _Scope | None = None
+    excluded: set[int] = field(default_factory=set)
+    """Storages passed as operands of the HOPs around this scope: not to be captured."""
+    mutated: set[int] = field(default_factory=set)
+
+    def visible(self) -> list[Value]:
+        found, scope, excluded = list(self.values), self.parent, set(self.excluded)
+        while scope is not None:
+            found += [v for v in scope.values if v.storage not in excluded and v.routable]
+            excluded |= scope.excluded
+            scope = scope.parent
+        return [v for v in found if v.dtype == "f32"]
+
+
+class _Builder:
+    def __init__(self, choose: Choose, max_depth: int):
+        self.choose, self.max_depth = choose, max_depth
+        self.lines: list[str] = []
+        self.counter = 0
+        self.storages = 0
+
+    def pick(self, items: list):  # noqa: ANN201
+        return items[self.choose(len(items))]
+
+    def name(self) -> str:
+        self.counter += 1
+        return f"v{self.counter}"
+
+    def storage(self) -> int:
+        self.storages += 1
+        return self.storages
+
+    def emit(self, depth: int, text: str) -> None:
+        self.lines.append("  " * (depth + 1) + text)
+
+    def op(self, depth: int, scope: _Scope, op: str, operands: list[Value], attributes: str,
+           shape: tuple[Dim, ...], storage: int | None = None, contiguous: bool = True,
+           dtype: str = "f32", source: Value | None = None, whole: bool = True) -> Value:
+        """Emits ``op``; a result of ``storage`` views (or, if ``whole``, is) ``source``."""
+        result = Value(self.name(), shape, self.storage() if storage is None else storage,
+                       contiguous, dtype, whole and (source is None or source.whole),
+                       source is None or source.routable)
+        attrs = f" {{{attributes}}}" if attributes else ""
+        types = ", ".join(v.type for v in operands)
+        self.emit(depth, f"%{result.name} = {op}({', '.join('%' + v.name for v in operands)})"
+                         f"{attrs} : ({types}) -> {result.type}")
+        scope.values.append(result)
+        return result
+
+    # ------------------------------------------------------------------- statements
+
+    def statements(self, scope: _Scope, depth: int, count: int) -> None:
+        for _ in range(count):
+            kind = self.choose(10)
+            values = scope.visible()
+            if kind < 3:
+                self.view(scope, depth, self.pick(values))
+            elif kind < 6:
+                self.in_place(scope, depth, self.pick(values))
+            elif kind < 7:
+                self.functional(scope, depth, self.pick(values))
+            elif depth < self.max_depth:
+                self.pick([self.wrap, self.cond, self.loop])(scope, depth)
+            else:
+                self.in_place(scope, depth, self.pick(values))
+
+    def view(self, scope: _Scope, depth: int, v: Value) -> Value:
+        rank, shape = len(v.shape), v.shape
+        options = ["unsqueeze"]
+        if any(d.low >= 1 for d in shape):
+            options += ["select", "slice"]
+        if rank >= 2:
+            options += ["transpose", "permute"]
+        if rank == 2:
+            options.append("t")
+        if rank >= 2 and (shape[0] == shape[1] or all(isinstance(d.text, int) for d in shape[:2])):
+            options.append("diagonal")
+        if v.contiguous:
+            options.append("view")
+        if all(isinstance(d.text, int) for d in shape):
+            options.append("reshape")
+        kind = self.pick(options)
+        s, c = v.storage, v.contiguous
+
+        def view_op(depth: int, scope: _Scope, op: str, operands: list[Value], attributes: str,
+                    shape: tuple[Dim, ...], storage: int, contiguous: bool) -> Value:
+            return self.op(depth, scope, op, operands, attributes, shape, storage, contiguous,
+                           source=v, whole=False)
+
+        if kind == "select":
+            dim = self.pick([i for i, d in enumerate(shape) if d.low >= 1])
+            low = shape[dim].low
+            index = self.choose(low) - (low if self.choose(3) == 0 and low else 0)
+            return view_op(depth, scope, "aten.select.int", [v], f"dim = {dim} : i64, index = {index} : i64",
+                           shape[:dim] + shape[dim + 1:], s, c and dim == 0)
+        if kind == "slice":
+            dim = self.pick([i for i, d in enumerate(shape) if d.low >= 1])
+            d = shape[dim]
+            if isinstance(d.text, int) and d.text > 0:
+                start = self.choose(d.text)
+                end = start + 1 + self.choose(d.text - start)
+                step = 1 + self.choose(2)
+                new = _dim(len(range(start, end, step)), 0)
+                end_text = end if self.choose(2) else BIG
+                if end_text == BIG:
+                    new = _dim(len(range(start, d.text, step)), 0)
+            else:
+                start, end_text, step = self.choose(2), BIG, 1
+                new = _dim(f"{d.text} - {start}", max(d.low - start, 0))
+            return view_op(depth, scope, "aten.slice.Tensor", [v],
+                           f"dim = {dim} : i64, start = {start} : i64, end = {end_text} : i64, "
+                           f"step = {step} : i64", shape[:dim] + (new,) + shape[dim + 1:], s,
+                           c and dim == 0 and step == 1)
+        if kind == "transpose":
+            a, b = self.choose(rank), self.choose(rank)
+            order = list(shape)
+            order[a], order[b] = order[b], order[a]
+            return view_op(depth, scope, "aten.transpose.int", [v], f"dim0 = {a} : i64, dim1 = {b} : i64",
+                           tuple(order), s, c and a == b)
+        if kind == "t":
+            return view_op(depth, scope, "aten.t", [v], "", shape[::-1], s, False)
+        if kind == "permute":
+            dims = list(range(rank))
+            for i in range(rank - 1, 0, -1):
+                j = self.choose(i + 1)
+                dims[i], dims[j] = dims[j], dims[i]
+            text = ", ".join(f"{d} : i64" for d in dims)
+            return view_op(depth, scope, "aten.permute", [v], f"dims = [{text}]",
+                           tuple(shape[d] for d in dims), s, c and dims == sorted(dims))
+        if kind == "unsqueeze":
+            dim = self.choose(rank + 1)
+            return view_op(depth, scope, "aten.unsqueeze", [v], f"dim = {dim} : i64",
+                           shape[:dim] + (_dim(1, 1),) + shape[dim:], s, c)
+        if kind == "diagonal":
+            a, b = shape[0], shape[1]
+            size = a if a == b else _dim(min(a.text, b.text), min(a.low, b.low))
+            return view_op(depth, scope, "aten.diagonal", [v], "", shape[2:] + (size,), s, False)
+        if kind == "view":
+            if any(isinstance(d.text, int) and d.text % 2 == 0 and d.text > 0 for d in shape) \
+                    and self.choose(2):
+                index = next(i for i, d in enumerate(shape)
+                             if isinstance(d.text, int) and d.text % 2 == 0 and d.text > 0)
+                new = shape[:index] + (_dim(2, 2), _dim(shape[index].text // 2, 1)) + shape[index + 1:]
+            else:
+                product = "*".join(f"({d.text})" for d in shape) or "1"
+                low = 1
+                for d in shape:
+                    low *= d.low
+                new = (_dim(product, low),)
+            size = ", ".join(d.attribute() for d in new)
+            return view_op(depth, scope, "aten.view", [v], f"size = [{size}]", new, s, True)
+        total = 1
+        for d in shape:
+            total *= d.text
+        result = view_op(depth, scope, "aten.reshape", [v], "shape = [-1 : i64]",
+                         (_dim(total, total),), s, True)
+        result.routable = False  # a copy or a view: captured with its input, it could be both
+        return result
+
+    def in_place(self, scope: _Scope, depth: int, v: Value) -> Value:
+        others = [o for o in scope.visible() if o.storage != v.storage
+                  and (o.shape == v.shape or not o.shape)]
+        kind = self.choose(7 if others else 5)
+        _mark_changed(scope, v)
+        op, attributes, operands = [
+            ("aten.add_.Scalar", "other = 1 : i64", [v]), ("aten.mul_.Scalar", "other = 2 : i64", [v]),
+            ("aten.neg_", "", [v]), ("aten.zero_", "", [v]), ("aten.fill_.Scalar", "value = 3 : i64", [v]),
+            ("aten.add_.Tensor", "", [v, others[0] if others else v]),
+            ("aten.copy_", "", [v, others[0] if others else v])][kind]
+        if len(operands) == 2:
+            operands[1] = self.pick(others)
+        return self.op(depth, scope, op, operands, attributes, v.shape, v.storage, v.contiguous,
+                       source=v)
+
+    def functional(self, scope: _Scope, depth: int, v: Value) -> Value:
+        """An elementwise op: its result has ``v``'s strides, as in eager mode."""
+        if self.choose(2):
+            return self.op(depth, scope, "aten.sin", [v], "", v.shape, contiguous=v.contiguous)
+        return self.op(depth, scope, "aten.mul.Scalar", [v], "other = 3 : i64", v.shape,
+                       contiguous=v.contiguous)
+
+    # ------------------------------------------------------------------- regions
+
+    def operands(self, scope: _Scope, count: int) -> list[Value]:
+        chosen: list[Value] = []
+        for v in scope.visible():
+            if len(chosen) < count and all(v.storage != c.storage for c in chosen) and self.choose(2):
+                chosen.append(v)
+        return chosen or [self.pick(scope.visible())]
+
+    def body(self, scope: _Scope, operands: list[Value], depth: int, extra: list[Value] = ()
+             ) -> tuple[_Scope, list[Value]]:
+        """A region scope whose arguments stand for ``extra`` then ``operands``."""
+        arguments = [Value(self.name(), o.shape, self.storage(), o.contiguous, o.dtype)
+                     for o in [*extra, *operands]]
+        inner = _Scope(list(arguments), scope, {o.storage for o in operands})
+        header = ", ".join(f"%{a.name}: {a.type}" for a in arguments)
+        self.emit(depth, f"^bb0({header}):")
+        return inner, arguments
+
+    def yield_(self, depth: int, values: list[Value]) -> None:
+        self.emit(depth, f"hop.yield {', '.join('%' + v.name for v in values)} : "
+                         f"{', '.join(v.type for v in values)}")
+
+    def wrap(self, scope: _Scope, depth: int) -> None:
+        operands = self.operands(scope, 2)
+        kind = self.pick(["hop.wrap", "hop.checkpoint"])
+        header_at = len(self.lines)
+        self.lines.append("")
+        inner, arguments = self.body(scope, operands, depth + 1)
+        self.statements(inner, depth + 1, 1 + self.choose(4))
+        yielded = [self.pick(inner.values) for _ in range(1 + self.choose(2))]
+        self.yield_(depth + 1, yielded)
+        self.emit(depth, "}")
+        names = [self.name() for _ in yielded]
+        self.lines[header_at] = "  " * (depth + 1) + (
+            f"{', '.join('%' + n for n in names)} = {kind}({', '.join('%' + o.name for o in operands)}) : "
+            f"({', '.join(o.type for o in operands)}) -> ({', '.join(y.type for y in yielded)}) {{")
+        self._region_results(scope, names, yielded, arguments, operands)
+        for o in operands:
+            _mark_changed(scope, o)
+
+    def _region_results(self, scope: _Scope, names: list[str], yielded: list[Value],
+                        arguments: list[Value], operands: list[Value]) -> None:
+        by_argument = {a.storage: o for a, o in zip(arguments, operands)}
+        outer = {v.storage for v in scope.visible()}
+        fresh: dict[int, int] = {}
+        for name, y in zip(names, yielded):
+            operand = by_argument.get(y.storage)
+            if operand is not None:
+                storage, routable = operand.storage, y.whole and operand.routable
+            elif y.storage in outer:
+                storage, routable = y.storage, y.routable
+            else:
+                storage, routable = fresh.setdefault(y.storage, self.storage()), y.whole
+            scope.values.append(Value(name, y.shape, storage, y.contiguous, y.dtype, y.whole,
+                                      routable))
+
+    def cond(self, scope: _Scope, depth: int) -> None:
+        operands = self.operands(scope, 2)
+        predicate = "p"
+        if self.choose(2):
+            total = self.op(depth, scope, "aten.sum", [self.pick(scope.visible())], "", ())
+            scope.values.remove(total)
+            flag = self.op(depth, scope, "aten.gt.Scalar", [total], "other = 0 : i64", (), dtype="i1")
+            scope.values.remove(flag)
+            predicate = flag.name
+        returned = [i for i in range(len(operands)) if self.choose(2)] or [0]
+        aliased = {i: bool(self.choose(2)) for i in returned}
+        header_at = len(self.lines)
+        self.lines.append("")
+        arguments = []
+        for branch in ("then", "else"):
+            inner, arguments = self.body(scope, operands, depth + 1)
+            self.statements(inner, depth + 1, self.choose(4))
+            yielded = []
+            for i in returned:
+                a = arguments[i]
+                yielded.append(a if aliased[i] else self.op(depth + 1, inner, "aten.sin", [a], "", a.shape,
+                                                            contiguous=a.contiguous))
+            self.yield_(depth + 1, yielded)
+            self.emit(depth, "} else {" if branch == "then" else "}")
+        result_types = [operands[i] for i in returned]
+        names = [self.name() for _ in returned]
+        self.lines[header_at] = "  " * (depth + 1) + (
+            f"{', '.join('%' + n for n in names)} = hop.cond %{predicate} "
+            f"({', '.join('%' + o.name for o in operands)}) : !hop.tensor<[], i1>, "
+            f"({', '.join(o.type for o in operands)}) -> ({', '.join(t.type for t in result_types)}) then {{")
+        for name, i in zip(names, returned):
+            o = operands[i]
+            if aliased[i]:
+                scope.values.append(Value(name, o.shape, o.storage, o.contiguous, o.dtype, o.whole,
+                                          o.routable))
+            else:
+                scope.values.append(Value(name, o.shape, self.storage(), o.contiguous))
+        for o in operands:
+            _mark_changed(scope, o)
+
+    def loop(self, scope: _Scope, depth: int) -> None:
+        carried = self.operands(scope, 2)
+        additional = [v for v in self.operands(scope, 1)
+                      if all(v.storage != c.storage for c in carried)]
+        counter = self.op(depth, scope, "aten.zeros", [], "size = [], dtype = i64", (), dtype="i64")
+        scope.values.remove(counter)
+        bound = self.choose(4)
+        header_at = len(self.lines)
+        self.lines.append("")
+        everything = [*carried, *additional]
+        inner, arguments = self.body(scope, everything, depth + 1, [counter])
+        flag = self.op(depth + 1, inner, "aten.lt.Scalar", [arguments[0]], f"other = {bound} : i64", (),
+                       dtype="i1")
+        self.yield_(depth + 1, [flag])
+        self.emit(depth, "} body {")
+        inner, arguments = self.body(scope, everything, depth + 1, [counter])
+        self.statements(inner, depth + 1, 1 + self.choose(4))
+        step = self.op(depth + 1, inner, "aten.add.Scalar", [arguments[0]], "other = 1 : i64", (), dtype="i64")
+        yielded = [step, *arguments[1:len(carried) + 1]]
+        self.yield_(depth + 1, yielded)
+        self.emit(depth, "}")
+        names = [self.name() for _ in yielded]
+        carried_types = [counter, *carried]
+        self.lines[header_at] = "  " * (depth + 1) + (
+            f"{', '.join('%' + n for n in names)} = hop.while "
+            f"({', '.join('%' + o.name for o in carried_types)}) additional "
+            f"({', '.join('%' + o.name for o in additional)}) : "
+            f"({', '.join(o.type for o in carried_types)}) -> ({', '.join(o.type for o in carried_types)}), "
+            f"{', '.join(o.type for o in additional)} cond {{")
+        for name, o in zip(names[1:], carried):
+            scope.values.append(Value(name, o.shape, o.storage, o.contiguous, o.dtype, o.whole,
+                                      o.routable))
+        for o in everything:
+            _mark_changed(scope, o)
+
+
+def _mark_changed(scope: _Scope | None, v: Value) -> None:
+    """Records that ``v``'s storage changes in this scope and the scopes around it."""
+    while scope is not None:
+        scope.mutated.add(v.storage)
+        scope = scope.parent
+
+
+_INPUT_SHAPES = (("s0", 4), (3, "s1"), (4, 4), ("s0", "s1"), (2, 3, 4), ("s1",))
+
+
+def generate_program(choose: Choose, *, max_depth: int = 2, statements: int = 6) -> str:
+    """The text of a random module (see the module docstring)."""
+    builder = _Builder(choose, max_depth)
+    inputs = []
+    for index in range(1 + choose(3)):
+        shape = _INPUT_SHAPES[choose(len(_INPUT_SHAPES))]
+        dims = tuple(_dim(d, d if isinstance(d, int) else SYMBOL_RANGE[0]) for d in shape)
+        inputs.append(Value(f"x{index}", dims, builder.storage()))
+    scope = _Scope(list(inputs))
+    builder.statements(scope, 0, 1 + choose(statements))
+    outputs = [builder.pick(scope.visible()) for _ in range(1 + choose(2))]
+    arguments = ", ".join(["%p: !hop.tensor<[], i1>"] + [f"%{v.name}: {v.type}" for v in inputs])
+    declarations = "".join(f"hop.symbol @{s} backed [{SYMBOL_RANGE[0]}, {SYMBOL_RANGE[1]}]\n"
+                           for s in SYMBOLS)
+    return (f"{declarations}func.func @main({arguments}) -> ({', '.join(v.type for v in outputs)}) {{\n"
+            + "\n".join(builder.lines)
+            + f"\n  func.return {', '.join('%' + v.name for v in outputs)} : "
+              f"{', '.join(v.type for v in outputs)}\n}}\n")
+
+
+def random_arguments(module: ModuleOp, sizes: dict[str, int], generator: torch.Generator) -> list:
+    """Random entry arguments of ``module`` for the symbol values ``sizes``."""
+    arguments: list = []
+    for type_ in entry_function(module).function_type.inputs.data:
+        if not isinstance(type_, TensorType):
+            arguments.append(sizes[str(type_.value)])  # type: ignore[attr-defined]
+            continue
+        shape = [evaluate_dim(d, sizes) for d in type_.shape]
+        dtype = dtype_of(type_.element_type)
+        if dtype == torch.bool:
+            arguments.append(torch.rand(shape, generator=generator) > 0.5)
+        elif dtype.is_floating_point:
+            arguments.append(torch.randn(shape, generator=generator).to(dtype))
+        else:
+            arguments.append(torch.randint(0, 5, shape, generator=generator).to(dtype))
+    return arguments
