@@ -1,6 +1,7 @@
 """Capture of PyTorch programs into hop-level IR, and ``hopc.compile``.
 
     capture.py          hopc.capture: Dynamo -> ATen -> IR, verified
+    direct_capture.py   static programs without HOPs: straight to ATen (Note [direct capture])
     dynamo_capture.py   Dynamo's graph of a program, its inputs and module tensors
     kept_regions.py     wrap and checkpoint kept through ATen tracing (Note [kept regions])
     aten_lowering.py    pre-dispatch ATen tracing (Note [pre-dispatch capture])

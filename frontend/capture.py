@@ -4,6 +4,9 @@
     -> ``lower_to_aten``            pre-dispatch ATen graph (Note [pre-dispatch capture])
     -> ``import_module``            hop-level IR, verified
 
+A program with static sizes and no HOP skips Dynamo: ``direct_graph`` traces
+it to the same pre-dispatch ATen graph directly (Note [direct capture]).
+
 The entry function takes the user's tensor inputs (the tensor leaves of
 ``(args, kwargs)`` in pytree order), then the parameters, buffers and tensor
 constants the program reads; it returns the program's outputs, flattened.
@@ -11,14 +14,19 @@ constants the program reads; it returns the program's outputs, flattened.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
+import torch.fx
+from torch._subclasses.fake_tensor import FakeTensorMode
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.frontend.aten_lowering import lower_to_aten
+from hopc.frontend.direct_capture import direct_graph
 from hopc.frontend.dynamo_capture import dynamo_graph, lift_tensor_attributes
-from hopc.frontend.module_import import import_module
+from hopc.frontend.module_import import EntryArgument, import_module
 from hopc.frontend.shape_symbols import ShapeSymbols
+from hopc.ir.diagnostics import HopcError
 from hopc.ir.verify import verify_module
 
 
@@ -30,10 +38,20 @@ def capture(program: Callable, args: tuple | list, kwargs: dict | None = None, *
     ``torch.export``'s form (sizes not named there are static). Raises
     ``HopcError``, located at the user's line, for what cannot be captured.
     """
-    graph_module, arguments, fake_mode = dynamo_graph(program, tuple(args), kwargs or {},
-                                                      dynamic_shapes)
+    args, kwargs = tuple(args), kwargs or {}
+    if dynamic_shapes is None:
+        direct = direct_graph(program, args, kwargs)
+        if direct is not None:
+            with contextlib.suppress(HopcError):  # the Dynamo route reports it, located
+                return _verified_module(*direct)
+    graph_module, arguments, fake_mode = dynamo_graph(program, args, kwargs, dynamic_shapes)
     aten_graph = lower_to_aten(graph_module, [a.example for a in arguments], fake_mode)
     arguments += lift_tensor_attributes(aten_graph, None, fake_mode)
+    return _verified_module(aten_graph, arguments, fake_mode)
+
+
+def _verified_module(aten_graph: torch.fx.GraphModule, arguments: list[EntryArgument],
+                     fake_mode: FakeTensorMode) -> ModuleOp:
     module = import_module(aten_graph, arguments, ShapeSymbols(fake_mode.shape_env))
     verify_module(module)
     return module

@@ -34,6 +34,7 @@ def hoist_constants(graph_module: torch.fx.GraphModule) -> None:
 
 def _hoist_from_hops(graph_module: torch.fx.GraphModule,
                      taken: dict[int, list[torch.Tensor]]) -> None:
+    changed = False
     for node in list(graph_module.graph.nodes):
         if node.op != "call_function" or not isinstance(node.target, torch._ops.HigherOrderOperator):
             continue
@@ -54,7 +55,9 @@ def _hoist_from_hops(graph_module: torch.fx.GraphModule,
         constants_taken = taken[id(subgraphs[0])] if subgraphs else []
         if constants_taken:
             _pass_as_operands(graph_module, node, constants_taken, _TRAILING_ARGUMENT[name])
-    graph_module.recompile()
+            changed = True
+    if changed:
+        graph_module.recompile()
 
 
 def _tensor_attributes(graph_module: torch.fx.GraphModule) -> list[torch.Tensor]:

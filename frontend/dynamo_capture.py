@@ -49,7 +49,7 @@ def dynamo_graph(program: Callable, args: tuple, kwargs: dict, dynamic_shapes: o
             raise dynamo_error(error, program) from None
     graph_module = exported.graph_module
     graph_module.graph._codegen = torch.fx.graph.CodeGen()  # plain positional signature
-    arguments = _user_inputs(graph_module, _input_names(program, args, kwargs))
+    arguments = _user_inputs(graph_module, input_names(program, args, kwargs))
     fake_mode = graph_fake_mode(graph_module)
     arguments += lift_tensor_attributes(graph_module, program, fake_mode)
     graph_module.recompile()
@@ -68,7 +68,7 @@ def _quiet_guard_logging() -> Iterator[None]:
         logger.setLevel(level)
 
 
-def _input_names(program: Callable, args: tuple, kwargs: dict) -> list[str]:
+def input_names(program: Callable, args: tuple, kwargs: dict) -> list[str]:
     """A name for each leaf of ``(args, kwargs)``: the parameter's name, then its path."""
     function = program.forward if isinstance(program, torch.nn.Module) else program
     positional = [p.name for p in inspect.signature(function).parameters.values()

@@ -104,7 +104,9 @@ class RegionImports:
     def _import_invoke_subgraph(self, node: torch.fx.Node) -> None:
         subgraph, _identifier, *operands = node.args
         inputs = self.values_of(operands, node)
-        name = self.imports.shared_subgraph(self._region(subgraph, self._types(inputs), node))
+        types = self._types(inputs)
+        name = self.imports.shared_subgraph(self.modules.get(subgraph), types,
+                                            lambda: self._region(subgraph, types, node))
         self._define(node, hop.InvokeSubgraphOp(properties={"callee": SymbolRefAttr(name)},
                                                 operands=[inputs],
                                                 result_types=[self.result_types(node)]),

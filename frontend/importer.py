@@ -22,6 +22,7 @@ and ``operator.getitem`` picks one.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable, Sequence
 from io import StringIO
 
 import torch
@@ -71,18 +72,29 @@ class ModuleImports:
         self.symbols = symbols
         self.subgraphs: list[hop.SubgraphOp] = []
         self._subgraph_names: dict[str, str] = {}
+        self._imported_subgraphs: dict[tuple[torch.fx.GraphModule, tuple[Attribute, ...]], str] = {}
 
-    def shared_subgraph(self, body: Region) -> str:
-        """The symbol of the ``hop.subgraph`` with this body, made on first use.
+    def shared_subgraph(self, graph_module: torch.fx.GraphModule,
+                        argument_types: Sequence[Attribute], import_body: Callable[[], Region]
+                        ) -> str:
+        """The symbol of the ``hop.subgraph`` of ``graph_module``, made on first use.
 
-        Bodies are compared as printed IR, so structurally equal subgraphs are one.
+        A graph module is imported (by ``import_body``) once per argument types;
+        other bodies are compared as printed IR, so structurally equal
+        subgraphs are one.
         """
+        key = (graph_module, tuple(argument_types))
+        name = self._imported_subgraphs.get(key)
+        if name is not None:
+            return name
+        body = import_body()
         text = _region_text(body)
         name = self._subgraph_names.get(text)
         if name is None:
             name = self._subgraph_names[text] = f"subgraph_{len(self.subgraphs)}"
             self.subgraphs.append(hop.SubgraphOp(properties={"sym_name": StringAttr(name)},
                                                  regions=[body]))
+        self._imported_subgraphs[key] = name
         return name
 
 

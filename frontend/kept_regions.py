@@ -70,12 +70,18 @@ _REPLACEMENTS = {wrap: hopc_wrap, tag_activation_checkpoint: hopc_checkpoint}
 
 
 def keep_regions(graph_module: torch.fx.GraphModule) -> None:
-    """Retargets wrap and checkpoint calls, in every nested graph, to the kept-region HOPs."""
+    """Retargets wrap and checkpoint calls, in every nested graph, to the kept-region HOPs.
+
+    Only the graphs that had such a call are recompiled.
+    """
     for module in graph_module.modules():
         if not isinstance(module, torch.fx.GraphModule):
             continue
+        retargeted = False
         for original, replacement in _REPLACEMENTS.items():
             for node in module.graph.find_nodes(op="call_function", target=original):
                 node.target = replacement
                 node.kwargs = {}
-        module.recompile()
+                retargeted = True
+        if retargeted:
+            module.recompile()
