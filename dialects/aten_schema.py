@@ -21,18 +21,13 @@ from functools import cache, cached_property
 TABLE_PATH = pathlib.Path(__file__).with_name("aten_ops.json")
 
 
-@dataclass(frozen=True)
-class Argument:
-    """One schema argument: ``Tensor(a!) self`` or ``*, Scalar alpha=1``."""
+class _TypedEntry:
+    """What arguments and returns share: a schema type and an alias annotation."""
 
-    name: str
     type: str
     """The schema type as PyTorch writes it: ``Tensor``, ``Tensor?``, ``SymInt[]``..."""
     alias: str | None
     """The alias annotation: ``a!`` (mutated), ``a`` (aliased), ``a -> *``, or None."""
-    kwarg_only: bool
-    default: str | None
-    """The default value as PyTorch writes it, or None if the argument is required."""
 
     @property
     def is_tensor(self) -> bool:
@@ -43,6 +38,24 @@ class Argument:
     def is_tensor_list(self) -> bool:
         """A list of tensors: any number of operands."""
         return self.type.startswith("Tensor") and "[]" in self.type
+
+    @property
+    def alias_set(self) -> str | None:
+        if self.alias is None:
+            return None
+        return self.alias.replace("!", "").split("->")[0].strip()
+
+
+@dataclass(frozen=True)
+class Argument(_TypedEntry):
+    """One schema argument: ``Tensor(a!) self`` or ``*, Scalar alpha=1``."""
+
+    name: str
+    type: str
+    alias: str | None
+    kwarg_only: bool
+    default: str | None
+    """The default value as PyTorch writes it, or None if the argument is required."""
 
     @property
     def is_optional_tensor(self) -> bool:
@@ -57,33 +70,17 @@ class Argument:
         return self.alias is not None and "!" in self.alias
 
     @property
-    def alias_set(self) -> str | None:
-        if self.alias is None:
-            return None
-        return self.alias.replace("!", "").split("->")[0].strip()
-
-    @property
     def required(self) -> bool:
         return self.default is None and not self.type.endswith("?")
 
 
 @dataclass(frozen=True)
-class Return:
+class Return(_TypedEntry):
+    """One schema return: ``Tensor(a!)``, ``Tensor values``."""
+
     name: str
     type: str
     alias: str | None
-
-    @property
-    def is_tensor(self) -> bool:
-        return self.type in ("Tensor", "Tensor?")
-
-    @property
-    def is_tensor_list(self) -> bool:
-        return self.type.startswith("Tensor") and "[]" in self.type
-
-    @property
-    def alias_set(self) -> str | None:
-        return None if self.alias is None else self.alias.replace("!", "").strip()
 
 
 @dataclass(frozen=True)
