@@ -150,15 +150,15 @@ class AtenOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string("(")
-        pieces: list[str] = []
-        for argument, values in self.operand_groups():
+        for index, (argument, values) in enumerate(self.operand_groups()):
+            if index:
+                printer.print_string(", ")
             if argument.is_tensor_list:
-                pieces.append(self._format_list(printer, argument, values))
+                self._print_list(printer, argument, values)
             elif values:
-                pieces.append(_operand_text(printer, values[0]))
+                printer.print_operand(values[0])
             else:
-                pieces.append("none")
-        printer.print_string(", ".join(pieces))
+                printer.print_string("none")
         printer.print_string(")")
         shown = {k: v for k, v in self.properties.items()
                  if k not in ("operandSegmentSizes", "resultSegmentSizes")
@@ -168,13 +168,19 @@ class AtenOp(IRDLOperation):
         printer.print_function_type([v.type for v in self.operands],
                                     [r.type for r in self.results])
 
-    def _format_list(self, printer: Printer, argument: Argument,
-                     values: Sequence[SSAValue]) -> str:
+    def _print_list(self, printer: Printer, argument: Argument,
+                    values: Sequence[SSAValue]) -> None:
         nones = set(self.tensor_list_nones(argument))
-        entries, remaining = [], iter(values)
+        remaining = iter(values)
+        printer.print_string("[")
         for position in range(len(values) + len(nones)):
-            entries.append("none" if position in nones else _operand_text(printer, next(remaining)))
-        return "[" + ", ".join(entries) + "]"
+            if position:
+                printer.print_string(", ")
+            if position in nones:
+                printer.print_string("none")
+            else:
+                printer.print_operand(next(remaining))
+        printer.print_string("]")
 
     @classmethod
     def parse(cls, parser: Parser) -> AtenOp:
@@ -246,18 +252,6 @@ class AtenOp(IRDLOperation):
         return cls(operands=operand_defs, properties=properties,
                    result_types=_result_groups(cls.SCHEMA, result_types),
                    attributes=attributes or {})
-
-
-def _operand_text(printer: Printer, value: SSAValue) -> str:
-    from io import StringIO
-
-    stream = StringIO()
-    saved, printer.stream = printer.stream, stream
-    try:
-        printer.print_operand(value)
-    finally:
-        printer.stream = saved
-    return stream.getvalue()
 
 
 def _parse_operand_list(parser: Parser, argument: Argument) -> tuple[list[UnresolvedOperand], list[int]]:

@@ -74,6 +74,7 @@ from hopc.ir.types import (
     SymIntType,
     TensorType,
     is_scalar_bool,
+    simple_arithmetic,
 )
 
 # --------------------------------------------------------------------------- helpers
@@ -674,9 +675,12 @@ class _SymBinaryOp(IRDLOperation):
 
     @classmethod
     def expected_type(cls, lhs: Attribute, rhs: Attribute) -> Attribute:
+        assert isinstance(lhs, SymIntType) and isinstance(rhs, SymIntType)
+        simple = simple_arithmetic(cls.name.removeprefix("hop.sym_"), lhs.value, rhs.value)
+        if simple is not None:
+            return cls.RESULT_KIND(simple)
         from hopc.ir import symbolic
 
-        assert isinstance(lhs, SymIntType) and isinstance(rhs, SymIntType)
         value = cls.APPLY(symbolic.parse_expr(str(lhs.value)), symbolic.parse_expr(str(rhs.value)))
         return cls.RESULT_KIND(symbolic.print_expr(value))
 

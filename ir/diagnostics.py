@@ -9,6 +9,7 @@ user's Python line), so any error raised about an op can be located.
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
@@ -74,11 +75,14 @@ def op_error(op: Operation, message: str) -> HopcError:
     return HopcError(f"'{op_name(op)}' op {message}", location_of(op))
 
 
+_NEWLINE = re.compile("\n")
+
+
 class LineIndex:
     """Maps offsets in a text to 1-based (line, column), in O(log n) each."""
 
     def __init__(self, text: str, line_offset: int = 0):
-        self._starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        self._starts = [0] + [newline.end() for newline in _NEWLINE.finditer(text)]
         self._line_offset = line_offset
 
     def line_column(self, offset: int) -> tuple[int, int]:

@@ -45,8 +45,10 @@ def entry_function(module: ModuleOp) -> FuncOp:
     public = [op for op in module.ops if isinstance(op, FuncOp)
               and (op.sym_visibility is None or op.sym_visibility.data == "public")]
     if len(public) != 1:
-        raise HopcError(f"a hop module needs exactly one public func.func, found {len(public)}",
-                        location_of(module))
+        names = ": " + ", ".join(f"@{op.sym_name.data}" for op in public) if public else ""
+        raise HopcError(f"a hop module needs exactly one public func.func, found "
+                        f"{len(public)}{names}",
+                        location_of(public[1] if public else module.ops.first or module))
     return public[0]
 
 

@@ -16,13 +16,16 @@ their type: ``!hop.symint<s0*2>`` is an integer equal to ``2*s0`` and
 symbolic integer are ``#hop.expr<...>``; a ``None`` argument is ``#hop.none``.
 
 Note [lazy sympy]: importing sympy costs more than starting xDSL, so dimension
-texts that are an integer or a single symbol (almost all of them) are handled
-without it; only compound expressions are canonicalized through sympy, on first
-use, and the result is cached.
+texts that are an integer, a single symbol, or one of the common one-symbol
+forms already in canonical form (``2*s0``, ``s0 - 1``, ``s0 // 4``; see
+``_CANONICAL_SIMPLE``) are handled without it, and so is arithmetic on integers
+and on one-symbol affine forms (``simple_arithmetic``); other expressions are
+canonicalized through sympy, on first use, and the result is cached.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -40,6 +43,7 @@ from xdsl.ir import Attribute, Data, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 
 Dim = int | str
 """A dimension: a static size, or the canonical text of a symbolic expression."""
@@ -83,6 +87,23 @@ _IDENTIFIERS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FUNCTION_NAMES = frozenset(
     {"Max", "Min", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "And", "Or", "Not", "True", "False"}
 )
+_CANONICAL_SIMPLE = re.compile(
+    r"(?:(?:[2-9]|[1-9][0-9]+)\*)?(?P<name>[A-Za-z_][A-Za-z0-9_]*) [+-] [1-9][0-9]*\Z"
+    r"|(?:[2-9]|[1-9][0-9]+)\*(?P<scaled>[A-Za-z_][A-Za-z0-9_]*)\Z"
+    r"|(?P<divided>[A-Za-z_][A-Za-z0-9_]*) (?://|%) (?:[2-9]|[1-9][0-9]+)\Z"
+)
+"""Expressions over one symbol that are already in canonical form: ``2*s0``,
+``s0 + 1``, ``4*s0 - 3``, ``s0 // 4``, ``s0 % 8`` (Note [lazy sympy])."""
+_AFFINE = re.compile(
+    r"(?:(?P<coefficient>[2-9]|[1-9][0-9]+)\*)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"(?: (?P<sign>[+-]) (?P<constant>[1-9][0-9]*))?\Z"
+)
+_INTEGER_OPERATIONS = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul,
+    "floordiv": operator.floordiv, "mod": operator.mod, "max": max, "min": min,
+    "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+    "gt": operator.gt, "ge": operator.ge,
+}
 
 
 class ExpressionError(ValueError):
@@ -102,9 +123,63 @@ def canonical_dim(text: str) -> Dim:
     text = text.strip()
     if _INTEGER.match(text):
         return int(text)
-    if _IDENTIFIER.match(text) and text not in _FUNCTION_NAMES:
+    if text in ("True", "False") or (_IDENTIFIER.match(text) and text not in _FUNCTION_NAMES):
+        return text
+    simple = _CANONICAL_SIMPLE.match(text)
+    if simple and simple[simple.lastgroup] not in _FUNCTION_NAMES:
         return text
     return canonical_expression(text)
+
+
+def _affine(dim: Dim) -> tuple[int, str | None, int] | None:
+    """``dim`` as (coefficient, symbol, constant) if it is ``c*symbol + d`` or an int."""
+    if isinstance(dim, int):
+        return 0, None, dim
+    match = _AFFINE.match(dim)
+    if match is None or match["name"] in _FUNCTION_NAMES:
+        return None
+    constant = int(match["constant"] or 0) * (-1 if match["sign"] == "-" else 1)
+    return int(match["coefficient"] or 1), match["name"], constant
+
+
+def _affine_text(coefficient: int, name: str, constant: int) -> Dim | None:
+    """The canonical text of ``coefficient*name + constant``, where it is plain to write."""
+    if coefficient == 0:
+        return constant
+    if coefficient < 0:
+        return None  # sympy orders such terms its own way
+    term = name if coefficient == 1 else f"{coefficient}*{name}"
+    if constant == 0:
+        return term
+    return f"{term} {'+' if constant > 0 else '-'} {abs(constant)}"
+
+
+def simple_arithmetic(operation: str, lhs: Dim, rhs: Dim) -> Dim | None:
+    """``lhs <operation> rhs`` in canonical form, computed without sympy, or None.
+
+    ``operation`` is a ``hop.sym_<operation>`` name. Answers integers on
+    integers (comparisons give ``True``/``False``) and ``+``, ``-``, ``*`` on
+    one-symbol affine forms; None wherever the answer needs sympy (Note [lazy
+    sympy]), including division by zero, whose error sympy reports.
+    """
+    left, right = _affine(lhs), _affine(rhs)
+    if left is None or right is None:
+        return None
+    if left[1] is None and right[1] is None:
+        if operation in ("floordiv", "mod") and right[2] == 0:
+            return None
+        value = _INTEGER_OPERATIONS[operation](left[2], right[2])
+        return str(value) if isinstance(value, bool) else value
+    if left[1] is not None and right[1] is not None and left[1] != right[1]:
+        return None
+    name = left[1] or right[1]
+    if operation in ("add", "sub"):
+        sign = 1 if operation == "add" else -1
+        return _affine_text(left[0] + sign * right[0], name, left[2] + sign * right[2])
+    if operation == "mul" and (left[1] is None or right[1] is None):
+        factor, (coefficient, _, constant) = (left[2], right) if left[1] is None else (right[2], left)
+        return _affine_text(coefficient * factor, name, constant * factor)
+    return None
 
 
 @lru_cache(maxsize=None)
@@ -151,19 +226,53 @@ def _split_top_level(text: str) -> list[tuple[str, int]]:
     return pieces
 
 
-def _parse_dims(parser: AttrParser, text: str, offset: int) -> tuple[Dim, ...]:
-    """Parses ``s0, 4, Max(1, u0)``; errors point into the parser's input."""
+class _BodyError(Exception):
+    """Malformed text in a type body, ``offset`` characters into the body."""
+
+    def __init__(self, message: str, offset: int):
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+def _dims(text: str, offset: int) -> tuple[Dim, ...]:
+    """``s0, 4, Max(1, u0)`` as dimensions; ``offset`` is where ``text`` starts in its body."""
     if not text.strip():
         return ()
     dims: list[Dim] = []
     for piece, start in _split_top_level(text):
+        position = offset + start + len(piece) - len(piece.lstrip())
         try:
-            dims.append(canonical_dim(piece))
+            dim = canonical_dim(piece)
         except ExpressionError as error:
-            parser.raise_error(
-                f"malformed dimension '{piece.strip()}': {error}", offset + start
-            )
+            raise _BodyError(f"malformed dimension '{piece.strip()}': {error}",
+                             position + error.column) from None
+        if isinstance(dim, int) and dim < 0:
+            raise _BodyError(f"negative dimension {dim}", position)
+        dims.append(dim)
     return tuple(dims)
+
+
+@lru_cache(maxsize=None)
+def _tensor_parameters(body: str) -> tuple[tuple[Dim, ...], Attribute]:
+    """The shape and element type that the body of ``!hop.tensor<...>`` spells.
+
+    Cached: a module repeats a few tensor types many times. Raises ``_BodyError``.
+    """
+    close = body.rfind("]")
+    if not body.lstrip().startswith("[") or close < 0:
+        raise _BodyError("expected '[dims], element-type' in !hop.tensor", 0)
+    open_index = body.index("[")
+    dims = _dims(body[open_index + 1 : close], open_index + 1)
+    rest = body[close + 1 :].strip()
+    if not rest.startswith(","):
+        raise _BodyError("expected ', element-type' after the shape", close + 1)
+    element_text = rest[1:].strip()
+    element_type = _ELEMENT_TYPES_BY_TEXT.get(element_text)
+    if element_type is None:
+        raise _BodyError(f"unknown element type '{element_text}' (expected one of "
+                         f"{', '.join(_ELEMENT_TYPES_BY_TEXT)})", close + 1)
+    return dims, element_type
 
 
 def _parse_expression_body(parser: AttrParser) -> Dim:
@@ -172,7 +281,8 @@ def _parse_expression_body(parser: AttrParser) -> Dim:
     try:
         return canonical_dim(body)
     except ExpressionError as error:
-        parser.raise_error(f"malformed expression '{body.strip()}': {error}", start)
+        parser.raise_error(f"malformed expression '{body.strip()}': {error}",
+                           start + len(body) - len(body.lstrip()) + error.column)
 
 
 def format_dim(dim: Dim) -> str:
@@ -220,31 +330,16 @@ class TensorType(Data[tuple[tuple[Dim, ...], Attribute]], TypeAttribute):
     def parse_parameter(cls, parser: AttrParser) -> tuple[tuple[Dim, ...], Attribute]:
         body_start = parser._current_token.span.start + 1  # noqa: SLF001
         body = parser._parse_dialect_symbol_body()  # noqa: SLF001
-        close = body.rfind("]")
-        if not body.lstrip().startswith("[") or close < 0:
-            parser.raise_error("expected '[dims], element-type' in !hop.tensor", body_start)
-        open_index = body.index("[")
-        dims = _parse_dims(parser, body[open_index + 1 : close], body_start + open_index + 1)
-        rest = body[close + 1 :].strip()
-        if not rest.startswith(","):
-            parser.raise_error("expected ', element-type' after the shape", body_start + close + 1)
-        element_text = rest[1:].strip()
-        element_type = _ELEMENT_TYPES_BY_TEXT.get(element_text)
-        if element_type is None:
-            parser.raise_error(
-                f"unknown element type '{element_text}' (expected one of "
-                f"{', '.join(_ELEMENT_TYPES_BY_TEXT)})",
-                body_start + close + 1,
-            )
-        return dims, element_type
+        try:
+            return _tensor_parameters(body)
+        except _BodyError as error:
+            parser.raise_error(error.message, body_start + error.offset)
 
     def print_parameter(self, printer: Printer) -> None:
         dims = ", ".join(format_dim(d) for d in self.shape)
         printer.print_string(f"<[{dims}], {_TEXT_BY_ELEMENT_TYPE[self.element_type]}>")
 
     def verify(self) -> None:
-        from xdsl.utils.exceptions import VerifyException
-
         if self.element_type not in _TEXT_BY_ELEMENT_TYPE:
             raise VerifyException(f"!hop.tensor has unsupported element type {self.element_type}")
 

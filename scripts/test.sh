@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TRITON_INTERPRET=1
-.venv/bin/python -m pytest
-.venv/bin/lit -q lit_tests
+.venv/bin/python -m pytest -q
+.venv/bin/lit -sv lit_tests

@@ -8,11 +8,20 @@ Passes run in the order their flags are given, after those of
 ``--pass-pipeline``/``-p``. The module is verified after parsing and after each
 pass. Every error is a diagnostic ``file:line:col: error: ...`` on stderr with
 exit status 1; no Python traceback reaches the user.
+
+Note [no cyclic collection in hopc-opt]: the IR that hopc-opt builds lives
+until the process ends, and what passes drop is freed by reference counting.
+Python's cyclic collector finds nothing to free, but it walks the growing IR
+again and again while the parser builds it: 15-20% of the time of parsing a
+large module, growing with its size (bench/RESULTS.md). ``main`` turns it off
+while it runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import re
 import sys
 from collections.abc import Sequence
 from io import StringIO
@@ -20,6 +29,7 @@ from io import StringIO
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from hopc import passes
@@ -30,6 +40,11 @@ from hopc.ir.verify import verify_module
 from hopc.tools import expected_diagnostics
 
 SPLIT_MARKER = "// -----"
+_SPLIT_LINE = re.compile(r"^// -----[ \t]*$", re.MULTILINE)
+
+
+class ToolError(Exception):
+    """A problem with the command line or the files it names, at no position in the input."""
 
 
 class HopcOptMain(xDSLOptMain):
@@ -91,13 +106,13 @@ class HopcOptMain(xDSLOptMain):
         outputs: list[str] = []
         failures: list[str] = []
         for chunk, line_offset in _chunks(text, self.args.split_input_file):
-            expected = expected_diagnostics.expectations(chunk, line_offset)
             try:
                 outputs.append(self._process(chunk, display_name, line_offset))
                 produced: list[HopcError] = []
             except HopcError as error:
                 produced = [error]
             if self.args.verify_diagnostics:
+                expected = expected_diagnostics.expectations(chunk, line_offset)
                 failures += expected_diagnostics.check(expected, produced, display_name)
             else:
                 failures += [error.format(display_name) for error in produced]
@@ -122,11 +137,15 @@ class HopcOptMain(xDSLOptMain):
         return stream.getvalue() + "\n"
 
     def _write(self, text: str) -> None:
-        if self.args.output_file:
-            with open(self.args.output_file, "w") as output:
-                output.write(text)
-        else:
+        if not self.args.output_file:
             sys.stdout.write(text)
+            return
+        try:
+            with open(self.args.output_file, "w", encoding="utf-8") as output:
+                output.write(text)
+        except OSError as error:
+            raise ToolError(f"cannot write output file '{self.args.output_file}': "
+                            f"{error.strerror}") from None
 
 
 def _wants_help() -> bool:
@@ -142,34 +161,66 @@ def _strip_module_anchor(spec: str) -> str:
 
 
 def _read_input(filename: str) -> str:
+    """The input's text, with newlines as ``\\n``; a byte that is not UTF-8 is a located error."""
     try:
         if filename == "-":
-            return sys.stdin.read()
-        with open(filename, encoding="utf-8") as source:
-            return source.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise HopcError(f"cannot read input: {error}", Location(filename, 1, 1)) from None
+            data = sys.stdin.buffer.read()
+        else:
+            with open(filename, "rb") as source:
+                data = source.read()
+    except OSError as error:
+        raise ToolError(f"cannot read input file '{filename}': {error.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = data[: error.start]
+        line = before.count(b"\n") + 1
+        column = error.start - (before.rfind(b"\n") + 1) + 1
+        raise HopcError(f"input is not UTF-8 text (byte 0x{data[error.start]:02x})",
+                        Location("<stdin>" if filename == "-" else filename, line, column)) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def split_input(text: str) -> list[tuple[str, int]]:
+    """The pieces of ``text`` between ``// -----`` lines, each with its first line's offset.
+
+    As in ``mlir-opt``, the marker splits only where it starts a line of its own,
+    so a comment that mentions it does not.
+    """
+    chunks, start, offset = [], 0, 0
+    for marker in _SPLIT_LINE.finditer(text):
+        piece = text[start : marker.start()]
+        chunks.append((piece, offset))
+        offset += piece.count("\n")
+        start = marker.end()
+    chunks.append((text[start:], offset))
+    return chunks
 
 
 def _chunks(text: str, split: bool) -> list[tuple[str, int]]:
     """The input, or its ``// -----`` separated pieces, each with its first line's offset."""
-    if not split:
-        return [(text, 0)]
-    chunks, offset = [], 0
-    for piece in text.split(SPLIT_MARKER):
-        chunks.append((piece, offset))
-        offset += piece.count("\n")
-    return chunks
+    return split_input(text) if split else [(text, 0)]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``hopc-opt`` console script."""
+    collecting = gc.isenabled()
+    gc.disable()  # Note [no cyclic collection in hopc-opt]
+    try:
+        _run(argv)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run(argv: Sequence[str] | None) -> None:
+    """Runs the driver; every failure becomes a diagnostic and ``SystemExit(1)``."""
     try:
         HopcOptMain(argv).run()
     except HopcError as error:
         sys.stderr.write(error.format() + "\n")
         raise SystemExit(1) from None
-    except ValueError as error:  # a malformed pass pipeline
+    except (ToolError, ValueError, ArgSpecParseError) as error:  # ValueError: a bad pipeline
         sys.stderr.write(f"hopc-opt: error: {error}\n")
         raise SystemExit(1) from None
     except (KeyboardInterrupt, BrokenPipeError):

@@ -21,7 +21,7 @@ from xdsl.printer import Printer
 
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.parse import parse_module
-from hopc.tools.opt import SPLIT_MARKER
+from hopc.tools.opt import split_input
 
 
 def _print(module: ModuleOp, generic: bool) -> str:
@@ -56,7 +56,7 @@ def main() -> None:
     text = open(path, encoding="utf-8").read()
     mlir_opt = os.environ.get("HOPC_MLIR_OPT")
     failed = False
-    for index, chunk in enumerate(text.split(SPLIT_MARKER)):
+    for index, (chunk, _) in enumerate(split_input(text)):
         if "expected-error" in chunk:
             continue
         for problem in check_chunk(chunk, mlir_opt):
