@@ -55,7 +55,7 @@ from hopc.passes.lift_symbols_analysis import (
 
 
 class LiftSymbolsPass(ModulePass):
-    """Make every HOP region bind the shape symbols it uses (lifted !hop.symint arguments)."""
+    """Makes every HOP region bind the shape symbols it uses (lifted !hop.symint arguments)."""
 
     name = "lift-symbols"
 

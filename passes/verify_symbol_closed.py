@@ -28,7 +28,7 @@ from hopc.passes.lift_symbols_analysis import free_keys
 
 
 class VerifySymbolClosedPass(ModulePass):
-    """Fail, with a located error, on any shape symbol a region uses but does not bind."""
+    """Fails, with a located error, at any shape symbol a region uses but does not bind."""
 
     name = "verify-symbol-closed"
 

@@ -50,6 +50,8 @@ class ToolError(Exception):
 class HopcOptMain(xDSLOptMain):
     """xDSL's opt driver with hopc's context, passes, flags and diagnostics."""
 
+    version_format = "hopc-opt (hopc 0.1.0), built on xDSL {xdsl_version}"
+
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description="hopc modular optimizer driver", args=args)
 
