@@ -112,7 +112,8 @@ class ModuleWriter:
     def symbol_arithmetic(self, x: str) -> None:
         """Shape-symbol ops, as Dynamo emits them for size checks; unused, so dead."""
         n = self.fresh()
-        self.emit(f'{n} = "hop.sym_size"({x}) <{{dim = 0 : i64}}> : ({ACTIVATION}) -> !hop.symint<s0>')
+        self.emit(f'{n} = "hop.sym_size"({x}) <{{dim = 0 : i64}}> : ({ACTIVATION}) '
+                  "-> !hop.symint<s0>")
         two = self.fresh()
         self.emit(f'{two} = "hop.sym_constant"() : () -> !hop.symint<2>')
         product = self.fresh()
@@ -204,7 +205,8 @@ def tiny_module() -> str:
     return "\n".join([
         '"builtin.module"() ({',
         '  "hop.symbol"() <{sym_name = "s0", kind = "backed", lower = 2 : i64}> : () -> ()',
-        f'  "func.func"() <{{sym_name = "forward", function_type = ({ACTIVATION}) -> {ACTIVATION}}}> ({{',
+        f'  "func.func"() <{{sym_name = "forward", '
+        f"function_type = ({ACTIVATION}) -> {ACTIVATION}}}> ({{",
         f"  ^bb0(%x: {ACTIVATION}):",
         *writer.lines,
         "  }) : () -> ()",
@@ -311,10 +313,19 @@ def main() -> None:
     def net_per_op(size: int, label: str) -> float:
         return (rows[size][label].cpu - startup[label].cpu) / counts[size]
 
-    print("per-op CPU cost, start-up subtracted (microseconds)")
+    def added_per_op(smaller: int, larger: int, label: str) -> float:
+        return ((rows[larger][label].cpu - rows[smaller][label].cpu)
+                / (counts[larger] - counts[smaller]))
+
+    steps = list(zip(args.sizes, args.sizes[1:]))
+    print("per-op CPU cost, microseconds: start-up (the 1-op run) subtracted; and of each op "
+          "added from one size to the next")
+    print(f"{'':{width}}" + "".join(f"{counts[s]:>9} ops" for s in args.sizes)
+          + "".join(f"{f'{counts[a]}->{counts[b]}':>15}" for a, b in steps))
     for label in labels:
-        print(f"{label:{width}}" + "".join(f"{1e6 * net_per_op(s, label):>15.1f}"
-                                           for s in args.sizes))
+        print(f"{label:{width}}"
+              + "".join(f"{1e6 * net_per_op(s, label):>13.1f}" for s in args.sizes)
+              + "".join(f"{1e6 * added_per_op(a, b, label):>15.1f}" for a, b in steps))
     print()
     print("targets")
     hopc, xdsl_label = "hopc-opt round trip", "xdsl-opt round trip"
@@ -336,7 +347,14 @@ def main() -> None:
             growth = net_per_op(largest, label) / net_per_op(smallest, label)
             verdict = "ok" if growth <= 1.3 else "MISSED"
             target = "(target <= 1.30x) " + verdict if label.startswith("hopc") else "(peer)"
-            print(f"  per-op {counts[largest]}/{counts[smallest]}  {label:<30}{growth:5.2f}x  {target}")
+            print(f"  per-op {counts[largest]}/{counts[smallest]}  {label:<30}{growth:5.2f}x  "
+                  f"{target}")
+    if len(steps) > 1:
+        (a, b), (c, d) = steps[-1], steps[0]
+        span = f"{counts[a]}->{counts[b]} / {counts[c]}->{counts[d]}"
+        for label in labels:
+            growth = added_per_op(*steps[-1], label) / added_per_op(*steps[0], label)
+            print(f"  added op {span}  {label:<30}{growth:5.2f}x  (linearity check)")
 
 
 if __name__ == "__main__":

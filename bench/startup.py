@@ -97,8 +97,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="hopc-startup-") as directory:
         root = Path(directory)
-        hop_file, generic_file, xdsl_file = (root / name for name in
-                                             ("small.mlir", "small_generic.mlir", "small_xdsl.mlir"))
+        names = ("small.mlir", "small_generic.mlir", "small_xdsl.mlir")
+        hop_file, generic_file, xdsl_file = (root / name for name in names)
         hop_file.write_text(SMALL_HOP)
         generic = subprocess.run([_tool("hopc-opt"), str(hop_file), "--print-op-generic"],
                                  capture_output=True, text=True, check=True).stdout

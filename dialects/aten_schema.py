@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 TABLE_PATH = pathlib.Path(__file__).with_name("aten_ops.json")
+_DECODER = json.JSONDecoder()
 
 
 class _TypedEntry:
@@ -170,10 +171,25 @@ def torch_version() -> str:
 
 
 @cache
+def _table_text() -> str:
+    return TABLE_PATH.read_text()
+
+
+@cache
 def lookup(op_name: str) -> Schema | None:
-    """The schema of ``aten.<name>[.<overload>]``, or None if ATen has no such op."""
-    record = _table().get(op_name)
-    return None if record is None else _schema_from_record(op_name, record)
+    """The schema of ``aten.<name>[.<overload>]``, or None if ATen has no such op.
+
+    Decodes only this op's record: the table is written without spaces, so
+    ``"<name>":`` occurs once, as its key; decoding the whole table costs more
+    than the rest of starting ``hopc-opt`` on a small module.
+    """
+    text = _table_text()
+    key = json.dumps(op_name) + ":"
+    at = text.find(key)
+    if at < 0:
+        return None
+    record, _ = _DECODER.raw_decode(text, at + len(key))
+    return _schema_from_record(op_name, record)
 
 
 def all_op_names() -> list[str]:

@@ -1,4 +1,4 @@
-"""The hop dialect from Python: builders infer what the text form spells out, verifiers name values."""
+"""The hop dialect from Python: builders infer result types, verifiers name values and types."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``hopc-opt`` as a user meets it: flags, files, stdin, and errors that are diagnostics, never tracebacks."""
+"""``hopc-opt`` as a user meets it: flags, files, stdin, and diagnostics, never tracebacks."""
 
 from __future__ import annotations
 
@@ -121,7 +121,8 @@ def test_split_input_file_separates_outputs_with_the_marker(tmp_path):  # noqa: 
 
 
 def test_split_input_file_locates_errors_in_the_whole_file(tmp_path):  # noqa: ANN001
-    text = "func.func @a() {\n  func.return\n}\n// -----\nfunc.func @b() {\n  %x = \"foo.bar\"() : () -> i32\n}\n"
+    text = ("func.func @a() {\n  func.return\n}\n// -----\n"
+            'func.func @b() {\n  %x = "foo.bar"() : () -> i32\n}\n')
     result = run(str(write(tmp_path, "split.mlir", text)), "--split-input-file")
     assert result.returncode == 1
     assert re.match(r".*split\.mlir:6:\d+: error: Operation foo.bar is not registered",
@@ -144,7 +145,8 @@ MALFORMED = {
     "bad_type_body": ("func.func @f(%x: !hop.tensor<[4, f32>) {\n  func.return\n}\n", 1),
     "bad_dimension": ("func.func @f(%x: !hop.tensor<[s0 +], f32>) {\n  func.return\n}\n", 1),
     "unknown_element_type": ("func.func @f(%x: !hop.tensor<[4], f12>) {\n  func.return\n}\n", 1),
-    "unterminated_string": ('hop.symbol @s0 backed [1, oo] {hop.note = "a long note without its quote}\n', 1),
+    "unterminated_string": ('hop.symbol @s0 backed [1, oo] {hop.note = "a note without its end}\n',
+                            1),
     "empty_file": ("", 1),
     "binary_junk": (b"\n\n\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe", 3),
     "control_characters": (b"\x01\x02\x03\x04", 1),
@@ -169,9 +171,11 @@ def test_malformed_input_is_one_located_diagnostic(tmp_path, content, line):  # 
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["missing.mlir"], "hopc-opt: error: cannot read input file 'missing.mlir': No such file or directory\n"),
+    (["missing.mlir"],
+     "hopc-opt: error: cannot read input file 'missing.mlir': No such file or directory\n"),
     (["."], "hopc-opt: error: cannot read input file '.': Is a directory\n"),
-    (["--pass-pipeline=builtin.module(no-such-pass)", "-"], "hopc-opt: error: Unrecognized passes: ['no-such-pass']\n"),
+    (["--pass-pipeline=builtin.module(no-such-pass)", "-"],
+     "hopc-opt: error: Unrecognized passes: ['no-such-pass']\n"),
     (["-p", "cse,no-such-pass", "-"], "hopc-opt: error: Unrecognized passes: ['no-such-pass']\n"),
 ])
 def test_errors_without_a_position_name_the_tool(args, message):  # noqa: ANN001
