@@ -14,13 +14,14 @@ an operand of each enclosing HOP in turn.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i32
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
 from hopc.ir.types import TensorType
 from hopc.passes.functionalize_view_kinds import MAYBE_COPYING
+from hopc.passes.hop_operands import append_to_last_operand_group
 
 _CAPTURING_HOPS = (hop.WrapOp, hop.CheckpointOp, hop.CondOp, hop.WhileOp, hop.ScanOp, hop.MapOp)
 
@@ -165,12 +166,7 @@ def _changed_outer_bases(region_op: Operation, changing_subgraphs: set[Operation
 
 def _route_through_operands(region_op: Operation, bases: list[SSAValue]) -> None:
     """Adds ``bases`` as operands; captured values of their storages become views of them."""
-    region_op.operands = [*region_op.operands, *bases]
-    sizes = region_op.properties.get("operandSegmentSizes")
-    if isinstance(sizes, DenseArrayBase):
-        counts = list(sizes.get_values())
-        counts[-1] += len(bases)
-        region_op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, counts)
+    append_to_last_operand_group(region_op, bases)
     captured = [v for v in _captured_values(region_op) if _base(v, region_op) in bases]
     for region in region_op.regions:
         block = region.block

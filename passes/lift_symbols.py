@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, i32
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -45,6 +45,7 @@ from hopc.dialects.hop import HOP_REGION_OPS, InvokeSubgraphOp, SubgraphOp, SymS
 from hopc.ir.diagnostics import op_error
 from hopc.ir.module import declared_symbols
 from hopc.ir.types import SymIntType
+from hopc.passes.hop_operands import append_to_last_operand_group
 from hopc.passes.lift_symbols_analysis import (
     Key,
     free_keys,
@@ -65,16 +66,6 @@ class LiftSymbolsPass(ModulePass):
 
 def _lifted_type(key: Key) -> Attribute:
     return SymIntType(key) if isinstance(key, str) else key.type
-
-
-def _append_operands(op: Operation, values: list[SSAValue]) -> None:
-    """Adds ``values`` to the last operand group of ``op`` (Note [where lifted operands go])."""
-    op.operands = [*op.operands, *values]
-    segments = op.properties.get("operandSegmentSizes")
-    if isinstance(segments, DenseArrayBase):
-        sizes = list(segments.get_values())
-        sizes[-1] += len(values)
-        op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, sizes)
 
 
 # Note [where lifted operands go]
@@ -219,7 +210,7 @@ class _SymbolLifter:
             self._close_captured_operands(op, bindings)
             keys = self.op_needs(op)
             if keys:
-                _append_operands(op, [bindings.value(key) for key in keys])
+                append_to_last_operand_group(op, [bindings.value(key) for key in keys])
             for inner in op.regions:
                 lifted = self._add_arguments(inner, keys)
                 self._rewrite(inner, _Bindings.of_arguments(inner, lifted))
