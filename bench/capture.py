@@ -12,7 +12,10 @@ inside a ``while_loop``. For each program, in one run, it times:
   ``torch.compile(program, backend="aot_eager")`` (both under
   ``torch.no_grad()``, since hopc does not differentiate compiled programs yet),
   and, as the floor of any Dynamo backend, the first call of
-  ``torch.compile(program, backend="eager")`` (Dynamo alone; column ``dynamo``).
+  ``torch.compile(program, backend="eager")`` (Dynamo alone; column ``dynamo``),
+  also with Dynamo configured as ``hopc.compile`` runs it (column ``floor``:
+  ``hopc.frontend.compile.dynamo_settings``, which skips Dynamo's guard-latency
+  profiling), the floor of ``hopc.compile`` itself.
 
 Every measurement starts from ``torch._dynamo.reset()``, a fresh program and a
 collected heap. Each time is the median over ``--repeats`` rounds (each round
@@ -42,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "frontend
 from frontend_models import Mlp, TransformerBlock  # noqa: E402
 
 import hopc  # noqa: E402
+from hopc.frontend.compile import dynamo_settings  # noqa: E402
 
 CAPTURE_TARGET = 1.5
 COMPILE_TARGET = 0.5
@@ -112,12 +116,18 @@ def _dynamo_first_call(model: torch.nn.Module, args: tuple) -> object:
         return torch.compile(model, backend="eager")(*args)
 
 
+def _dynamo_floor_first_call(model: torch.nn.Module, args: tuple) -> object:
+    with torch.no_grad(), dynamo_settings():
+        return torch.compile(model, backend="eager")(*args)
+
+
 MEASUREMENTS = {
     "hopc.capture": _hopc_capture,
     "torch.export": _export,
     "hopc.compile": _hopc_first_call,
     "aot_eager": _aot_eager_first_call,
     "dynamo": _dynamo_first_call,
+    "floor": _dynamo_floor_first_call,
 }
 
 
@@ -132,7 +142,8 @@ def main() -> None:
     print(f"torch {torch.__version__}, Python {sys.version.split()[0]}, "
           f"median CPU time of {options.repeats} rounds (ms)\n")
     header = (f"{'program':<18} {'capture':>8} {'export':>8} {'ratio':>6} "
-              f"{'compile':>8} {'aot_eager':>9} {'ratio':>6} {'dynamo':>7} {'ratio':>6}")
+              f"{'compile':>8} {'aot_eager':>9} {'ratio':>6} {'dynamo':>7} {'ratio':>6} "
+              f"{'floor':>6} {'ratio':>6}")
     print(header)
     print("-" * len(header))
     for program in PROGRAMS:
@@ -142,10 +153,12 @@ def main() -> None:
         capture_ratio = times["hopc.capture"] / times["torch.export"]
         compile_ratio = times["hopc.compile"] / times["aot_eager"]
         dynamo_ratio = times["dynamo"] / times["aot_eager"]
+        floor_ratio = times["floor"] / times["aot_eager"]
         print(f"{program.name:<18} {times['hopc.capture'] * 1e3:>8.0f} "
               f"{times['torch.export'] * 1e3:>8.0f} {capture_ratio:>5.2f}x "
               f"{times['hopc.compile'] * 1e3:>8.0f} {times['aot_eager'] * 1e3:>9.0f} "
-              f"{compile_ratio:>5.2f}x {times['dynamo'] * 1e3:>7.0f} {dynamo_ratio:>5.2f}x")
+              f"{compile_ratio:>5.2f}x {times['dynamo'] * 1e3:>7.0f} {dynamo_ratio:>5.2f}x "
+              f"{times['floor'] * 1e3:>6.0f} {floor_ratio:>5.2f}x")
     print(f"\ntargets: capture <= {CAPTURE_TARGET}x torch.export; "
           f"compile first call <= {COMPILE_TARGET}x aot_eager")
 

@@ -76,4 +76,4 @@ def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list) -> Mo
     module = import_module(aten_graph, arguments + lifted + constants,
                            ShapeSymbols(fake_mode.shape_env))
     verify_module(module)
-    return ModuleCall(run_pipeline(module), [a.value for a in lifted + constants])
+    return ModuleCall(run_pipeline(module, verify_each=False), [a.value for a in lifted + constants])

@@ -4,8 +4,11 @@
 
 After it the module is functional (no op in any region mutates or aliases;
 mutated entry inputs and buffers are ``{hop.copy_back_to = i}`` results) and
-symbol-closed (every region binds the shape symbols it uses). Each stage is
-followed by ``verify_module``, so a pass that breaks the IR is caught at once.
+symbol-closed (every region binds the shape symbols it uses). By default each
+stage is followed by ``verify_module``, so a pass that breaks the IR is caught
+at once (as ``mlir-opt``'s ``-verify-each``); ``hopc.compile`` verifies only
+the pipeline's result, since verifying costs as much as the passes themselves
+and every stage is verified by the tests.
 """
 
 from __future__ import annotations
@@ -22,13 +25,20 @@ STAGES: tuple[str, ...] = ("functionalize", "lift-symbols", "canonicalize", "cse
 
 
 def run_pipeline(module: ModuleOp, stages: Sequence[str] = STAGES,
-                 context: Context | None = None) -> ModuleOp:
-    """Runs ``stages`` on ``module`` in place, verifying after each; returns the module."""
+                 context: Context | None = None, *, verify_each: bool = True) -> ModuleOp:
+    """Runs ``stages`` on ``module`` in place and returns it, verified.
+
+    With ``verify_each`` the module is verified after every stage, otherwise
+    once after the last.
+    """
     if context is None:
         from hopc.ir.context import make_context
 
         context = make_context()
     for name in stages:
         pass_class(name)().apply(context, module)
+        if verify_each:
+            verify_module(module)
+    if not verify_each:
         verify_module(module)
     return module

@@ -95,3 +95,22 @@ def test_compile_accepts_a_module():
     outputs = hopc.compile(module)(x, y)
     expected = elementwise()(x, y)
     torch.testing.assert_close(outputs, list(expected))
+
+
+def test_guard_latency_is_not_profiled(monkeypatch):
+    """Note [guard latency profiling]: Dynamo profiles its guards, hopc.compile does not."""
+    profiled = []
+
+    def counting_profiler(*args):
+        profiled.append(args)
+        return 0.0
+
+    monkeypatch.setattr(torch._dynamo.guards, "profile_guard_manager", counting_profiler)
+    x = torch.randn(3, 4)
+    with torch.no_grad():
+        torch.compile(torch.sin, backend="eager")(x)
+        assert len(profiled) == 1  # Dynamo still profiles under this name
+        torch._dynamo.reset()
+        torch.testing.assert_close(hopc.compile(torch.cos)(x), torch.cos(x))
+    assert len(profiled) == 1
+    assert torch._dynamo.guards.profile_guard_manager is counting_profiler
