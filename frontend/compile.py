@@ -12,7 +12,9 @@ recompiles once with that size symbolic, so one module serves every size
 (``dynamic=True`` asks for that from the start, ``dynamic=False`` never).
 Outputs keep the program's pytree, and mutation of inputs and buffers is
 visible to the caller. Graph breaks are allowed unless ``fullgraph=True``:
-the Python between graphs runs eagerly, as in ``torch.compile``.
+the Python between graphs runs eagerly, as in ``torch.compile``. What hopc
+cannot compile raises hopc's own located ``HopcError``, not Dynamo's
+``BackendCompilerFailed`` around it.
 
 A hop-level module (``xdsl`` ``ModuleOp``) is accepted too: it goes through
 the same pass pipeline (on a copy), and the result takes the entry function's
@@ -31,6 +33,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from hopc.frontend.dynamo_backend import hopc_backend
 from hopc.frontend.module_call import ModuleCall
+from hopc.ir.diagnostics import HopcError
 from hopc.ir.verify import verify_module
 from hopc.passes.pipeline import run_pipeline
 
@@ -77,7 +80,12 @@ class CompiledProgram:
 
     def __call__(self, *args: object, **kwargs: object) -> object:
         with dynamo_settings():
-            return self._compiled(*args, **kwargs)
+            try:
+                return self._compiled(*args, **kwargs)
+            except torch._dynamo.exc.BackendCompilerFailed as failure:
+                if isinstance(failure.inner_exception, HopcError):
+                    raise failure.inner_exception from None
+                raise
 
 
 def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None,

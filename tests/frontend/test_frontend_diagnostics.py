@@ -43,6 +43,12 @@ def test_unsupported_constructs_are_located_errors(program, line_text, message):
         assert line_text in source.read().splitlines()[location.line - 1]
 
 
+def test_compile_raises_hopc_errors_unwrapped():
+    with pytest.raises(HopcError, match="torch.autocast") as raised:
+        hopc.compile(autocast)(torch.randn(3, 3))
+    assert raised.value.location is not None and raised.value.location.file == __file__
+
+
 def test_ops_are_located_at_user_lines():
     module = hopc.capture(TransformerBlock(), (torch.randn(2, 5, 16),))
     located = [location_of(op) for op in module.walk() if op.name.startswith("aten.")]
