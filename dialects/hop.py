@@ -329,6 +329,16 @@ class WhileOp(IRDLOperation):
 
     Both regions take the carried values then the additional (loop-invariant)
     ones; ``cond`` yields one scalar boolean, ``body`` yields the carried types.
+    Example (``additional(...)`` and its types are left out when there are none;
+    an empty ``additional() : ..., cond`` still parses)::
+
+        %r = hop.while(%x) additional(%w) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>,
+            !hop.tensor<[4, 4], f32> cond {
+        ^bb0(%a: !hop.tensor<[4], f32>, %m: !hop.tensor<[4, 4], f32>): ... hop.yield %go : !hop.tensor<[], i1>
+        } body {
+        ^bb0(%a: !hop.tensor<[4], f32>, %m: !hop.tensor<[4, 4], f32>): ... hop.yield %b : !hop.tensor<[4], f32>
+        }
+        %s = hop.while(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> cond {...} body {...}
     """
 
     name = "hop.while"
@@ -341,8 +351,8 @@ class WhileOp(IRDLOperation):
     traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp),
                         HopCanonicalizationPatterns())
     assembly_format = (
-        "`(` $carried `)` `additional` `(` $additional `)` attr-dict `:` "
-        "functional-type($carried, $outputs) `,` type($additional) "
+        "`(` $carried `)` (`additional` `(` $additional^ `)`)? attr-dict `:` "
+        "functional-type($carried, $outputs) (`,` type($additional)^)? "
         "`cond` $cond_region `body` $body_region"
     )
 

@@ -178,7 +178,7 @@ def test_cond_inside_while_inside_wrap():
     func.func @forward(%i: !hop.tensor<[], i64>, %acc: !hop.tensor<[2], f32>) -> (!hop.tensor<[], i64>, !hop.tensor<[2], f32>) {
       %w:2 = hop.wrap(%i, %acc) : (!hop.tensor<[], i64>, !hop.tensor<[2], f32>) -> (!hop.tensor<[], i64>, !hop.tensor<[2], f32>) {
       ^bb0(%i0: !hop.tensor<[], i64>, %a0: !hop.tensor<[2], f32>):
-        %l:2 = hop.while (%i0, %a0) additional () : (!hop.tensor<[], i64>, !hop.tensor<[2], f32>) -> (!hop.tensor<[], i64>, !hop.tensor<[2], f32>), cond {
+        %l:2 = hop.while (%i0, %a0) : (!hop.tensor<[], i64>, !hop.tensor<[2], f32>) -> (!hop.tensor<[], i64>, !hop.tensor<[2], f32>) cond {
         ^bb0(%j: !hop.tensor<[], i64>, %a: !hop.tensor<[2], f32>):
           %go = aten.lt.Scalar(%j) {other = 4 : i64} : (!hop.tensor<[], i64>) -> !hop.tensor<[], i1>
           hop.yield %go : !hop.tensor<[], i1>

@@ -158,7 +158,7 @@ func.func @while_carried(%i: !hop.tensor<[], i64>, %acc: !hop.tensor<[4], f32>, 
 }
 // CHECK-LABEL: func.func @while_carried
 // CHECK-SAME:    (%[[I:.*]]: !hop.tensor<[], i64>, %[[ACC:.*]]: !hop.tensor<[4], f32>, %{{.*}}: !hop.tensor<[4], f32>)
-// CHECK:         %{{.*}}, %[[R1:.*]] = hop.while(%[[I]], %[[ACC]]) additional() : (!hop.tensor<[], i64>, !hop.tensor<[4], f32>) -> (!hop.tensor<[], i64>, !hop.tensor<[4], f32>), cond {
+// CHECK:         %{{.*}}, %[[R1:.*]] = hop.while(%[[I]], %[[ACC]]) : (!hop.tensor<[], i64>, !hop.tensor<[4], f32>) -> (!hop.tensor<[], i64>, !hop.tensor<[4], f32>) cond {
 // CHECK-NEXT:    ^{{.*}}(%{{.*}}: !hop.tensor<[], i64>, %{{.*}}: !hop.tensor<[4], f32>):
 // CHECK:         } body {
 // CHECK-NEXT:    ^{{.*}}(%{{.*}}: !hop.tensor<[], i64>, %{{.*}}: !hop.tensor<[4], f32>):

@@ -322,7 +322,7 @@ func.func @cond_returns_operand(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[3, 4],
 // A while body changing a carried value (yielded in place) and an additional
 // one, which becomes carried.
 // CHECK-LABEL: func.func @while_carried_and_additional
-// CHECK: %[[I:.*]], %[[X:.*]], %[[ACC:.*]] = hop.while(%i, %x, %acc) additional() : (!hop.tensor<[], i64>, !hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> (!hop.tensor<[], i64>, !hop.tensor<[4], f32>, !hop.tensor<[4], f32>), cond {
+// CHECK: %[[I:.*]], %[[X:.*]], %[[ACC:.*]] = hop.while(%i, %x, %acc) : (!hop.tensor<[], i64>, !hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> (!hop.tensor<[], i64>, !hop.tensor<[4], f32>, !hop.tensor<[4], f32>) cond {
 // CHECK: } body {
 // CHECK: ^bb0(%[[J:.*]]: !hop.tensor<[], i64>, %[[A:.*]]: !hop.tensor<[4], f32>, %[[B:.*]]: !hop.tensor<[4], f32>):
 // CHECK: %[[B1:.*]] = aten.add.Tensor(%[[B]], %[[A]])

@@ -83,7 +83,7 @@ func.func @cond_predicate_symint(%x: !hop.tensor<[4], f32>) {
 // The body yields an f32 counter where the loop carries an i64 one.
 func.func @while_body_yields_wrong_carried_type(%x: !hop.tensor<[4], f32>, %i: !hop.tensor<[], i64>) {
   // expected-error @+1 {{'hop.while' op body region yields: yielded value #1 %next has type !hop.tensor<[], f32>, expected !hop.tensor<[], i64>}}
-  %r:2 = hop.while(%x, %i) additional() : (!hop.tensor<[4], f32>, !hop.tensor<[], i64>) -> (!hop.tensor<[4], f32>, !hop.tensor<[], i64>), cond {
+  %r:2 = hop.while(%x, %i) : (!hop.tensor<[4], f32>, !hop.tensor<[], i64>) -> (!hop.tensor<[4], f32>, !hop.tensor<[], i64>) cond {
   ^bb0(%a: !hop.tensor<[4], f32>, %j: !hop.tensor<[], i64>):
     %go = aten.gt.Scalar(%j) {other = 0 : i64} : (!hop.tensor<[], i64>) -> !hop.tensor<[], i1>
     hop.yield %go : !hop.tensor<[], i1>
@@ -100,7 +100,7 @@ func.func @while_body_yields_wrong_carried_type(%x: !hop.tensor<[4], f32>, %i: !
 // The results of a while are its carried values.
 func.func @while_results_differ_from_carried(%x: !hop.tensor<[4], f32>) {
   // expected-error @+1 {{'hop.while' op results: result #0 %r has type !hop.tensor<[4], f64>, expected !hop.tensor<[4], f32>}}
-  %r = hop.while(%x) additional() : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f64>, cond {
+  %r = hop.while(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f64> cond {
   ^bb0(%a: !hop.tensor<[4], f32>):
     %go = aten.any(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[], i1>
     hop.yield %go : !hop.tensor<[], i1>
@@ -132,7 +132,7 @@ func.func @while_missing_additional_argument(%x: !hop.tensor<[4], f32>, %w: !hop
 // The condition must be a boolean, not a float sum.
 func.func @while_cond_not_boolean(%x: !hop.tensor<[4], f32>) {
   // expected-error @+1 {{'hop.while' op cond region yields %total of type !hop.tensor<[], f32>, expected a scalar boolean (!hop.tensor<[], i1> or !hop.symbool)}}
-  %r = hop.while(%x) additional() : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>, cond {
+  %r = hop.while(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> cond {
   ^bb0(%a: !hop.tensor<[4], f32>):
     %total = aten.sum(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[], f32>
     hop.yield %total : !hop.tensor<[], f32>
@@ -148,7 +148,7 @@ func.func @while_cond_not_boolean(%x: !hop.tensor<[4], f32>) {
 // The condition is exactly one value.
 func.func @while_cond_yields_two(%x: !hop.tensor<[4], f32>) {
   // expected-error @+1 {{'hop.while' op cond region must yield one scalar boolean, yields 2 values (!hop.tensor<[], i1>, !hop.tensor<[], i1>)}}
-  %r = hop.while(%x) additional() : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>, cond {
+  %r = hop.while(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> cond {
   ^bb0(%a: !hop.tensor<[4], f32>):
     %go = aten.any(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[], i1>
     hop.yield %go, %go : !hop.tensor<[], i1>, !hop.tensor<[], i1>

@@ -111,16 +111,16 @@ func.func @while_with_additional(%x: !hop.tensor<[4], f32>, %i: !hop.tensor<[], 
 
 // -----
 
-// No additional operands: the list and its types are empty.
+// No additional operands: neither the list nor its types are printed.
 // CHECK-LABEL: func.func @while_without_additional
-// CHECK:         %r = hop.while(%x) additional() : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>, cond {
+// CHECK:         %r = hop.while(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> cond {
 // CHECK-NEXT:    ^bb0(%cx: !hop.tensor<[4], f32>):
 // CHECK:         } body {
 // CHECK-NEXT:    ^bb0(%bx: !hop.tensor<[4], f32>):
 // GENERIC-LABEL: "func.func"() <{sym_name = "while_without_additional"
 // GENERIC:         %r = "hop.while"(%x) <{operandSegmentSizes = array<i32: 1, 0>}> ({
 func.func @while_without_additional(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
-  %r = hop.while(%x) additional() : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>, cond {
+  %r = hop.while(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> cond {
   ^bb0(%cx: !hop.tensor<[4], f32>):
     %any = aten.any(%cx) : (!hop.tensor<[4], f32>) -> !hop.tensor<[], i1>
     hop.yield %any : !hop.tensor<[], i1>
@@ -128,6 +128,27 @@ func.func @while_without_additional(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4
   ^bb0(%bx: !hop.tensor<[4], f32>):
     %half = aten.mul.Scalar(%bx) {other = 5.000000e-01 : f64} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
     hop.yield %half : !hop.tensor<[4], f32>
+  }
+  func.return %r : !hop.tensor<[4], f32>
+}
+
+// -----
+
+// An explicitly empty list, `additional() : ..., cond`, still parses and
+// prints in the short form.
+// CHECK-LABEL: func.func @while_empty_additional_spelled_out
+// CHECK:         %r = hop.while(%x) {hop.note = "kept"} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> cond {
+// CHECK-NOT:     additional
+// GENERIC-LABEL: "func.func"() <{sym_name = "while_empty_additional_spelled_out"
+// GENERIC:         %r = "hop.while"(%x) <{operandSegmentSizes = array<i32: 1, 0>}> ({
+func.func @while_empty_additional_spelled_out(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+  %r = hop.while(%x) additional() {hop.note = "kept"} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>, cond {
+  ^bb0(%cx: !hop.tensor<[4], f32>):
+    %any = aten.any(%cx) : (!hop.tensor<[4], f32>) -> !hop.tensor<[], i1>
+    hop.yield %any : !hop.tensor<[], i1>
+  } body {
+  ^bb0(%bx: !hop.tensor<[4], f32>):
+    hop.yield %bx : !hop.tensor<[4], f32>
   }
   func.return %r : !hop.tensor<[4], f32>
 }
@@ -370,7 +391,7 @@ func.func @entry_signature(%w: !hop.tensor<[4, 4], f32> {hop.parameter = @linear
 // CHECK-LABEL: func.func @nested_regions
 // CHECK:         %out = hop.wrap(%x, %i) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[], i64>) -> !hop.tensor<[s0, 4], f32> {
 // CHECK-NEXT:    ^bb0(%wx: !hop.tensor<[s0, 4], f32>, %wi: !hop.tensor<[], i64>):
-// CHECK-NEXT:      %[[LOOP:.*]], %{{.*}} = hop.while(%wx, %wi) additional()
+// CHECK-NEXT:      %[[LOOP:.*]], %{{.*}} = hop.while(%wx, %wi) : (
 // CHECK:           } body {
 // CHECK-NEXT:      ^bb0(%bx: !hop.tensor<[s0, 4], f32>, %bi: !hop.tensor<[], i64>):
 // CHECK:             %step = hop.cond %p(%bx) : !hop.tensor<[], i1>, (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32> then {
@@ -397,7 +418,7 @@ hop.symbol @s0 backed [1, 1024]
 func.func @nested_regions(%x: !hop.tensor<[s0, 4], f32>, %i: !hop.tensor<[], i64>) -> !hop.tensor<[s0, 4], f32> {
   %out = hop.wrap(%x, %i) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[], i64>) -> !hop.tensor<[s0, 4], f32> {
   ^bb0(%wx: !hop.tensor<[s0, 4], f32>, %wi: !hop.tensor<[], i64>):
-    %loop:2 = hop.while(%wx, %wi) additional() : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[], i64>) -> (!hop.tensor<[s0, 4], f32>, !hop.tensor<[], i64>), cond {
+    %loop:2 = hop.while(%wx, %wi) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[], i64>) -> (!hop.tensor<[s0, 4], f32>, !hop.tensor<[], i64>) cond {
     ^bb0(%cx: !hop.tensor<[s0, 4], f32>, %ci: !hop.tensor<[], i64>):
       %go = aten.gt.Scalar(%ci) {other = 0 : i64} : (!hop.tensor<[], i64>) -> !hop.tensor<[], i1>
       hop.yield %go : !hop.tensor<[], i1>
