@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr, SymbolNameConstraint, i64
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -27,7 +27,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure, SymbolOpInterface
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import HopCanonicalizationPatterns, describe
@@ -287,6 +287,26 @@ class ItemOp(IRDLOperation):
                     f"'hop.item' operand {describe(self.input)} has type {self.input.type}, "
                     "expected a tensor of exactly one element"
                 )
+        declaration = _declaration(self, value)
+        if declaration is not None and declaration.kind.data != "unbacked":
+            raise VerifyException(
+                f"'hop.item' result {describe(self.result)} has type {self.result.type}, but "
+                f"@{value} is declared {declaration.kind.data}; the symbol of a hop.item must be "
+                f"declared unbacked (hop.symbol @{value} unbacked [...])"
+            )
+
+
+def _declaration(op: Operation, symbol: str) -> SymbolOp | None:
+    """The ``hop.symbol`` declaring ``symbol`` in the symbol table around ``op``, if any.
+
+    None outside a module, or where nothing declares it (the module structure
+    check reports undeclared symbols).
+    """
+    table = op.parent_op()
+    while table is not None and not table.has_trait(SymbolTable):
+        table = table.parent_op()
+    found = None if table is None else SymbolTable.lookup_symbol(table, symbol)
+    return found if isinstance(found, SymbolOp) else None
 
 
 @irdl_op_definition

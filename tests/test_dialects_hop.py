@@ -13,6 +13,7 @@ from hopc.dialects.hop import (
     SYM_BINARY_OPS,
     CondOp,
     InvokeSubgraphOp,
+    ItemOp,
     ScanOp,
     SubgraphOp,
     SymAddOp,
@@ -178,6 +179,13 @@ func.func @f(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
 def test_symbol_range_with_infinite_bounds():
     assert SymbolOp("s0", "backed", 2).value_range == (2, None)
     assert SymbolOp("u0", "unbacked").value_range == (None, None)
+
+
+def test_item_outside_a_module_has_no_declaration_to_check():
+    block = _block_argument(TensorType((), DTYPES["int64"]))
+    item = ItemOp(operands=[block.args[0]], result_types=[SymIntType("s0")])
+    block.add_op(item)
+    item.verify()
 
 
 # --------------------------------------------------------------------------- located errors

@@ -326,6 +326,16 @@ func.func @item_operand_not_one_element(%n: !hop.tensor<[2], i64>) {
 
 // -----
 
+// item defines its symbol from data: a backed one (an input size) cannot be.
+hop.symbol @s0 backed [2, oo]
+func.func @item_symbol_backed(%n: !hop.tensor<[], i64>) {
+  // expected-error @+1 {{'hop.item' op result %u has type !hop.symint<s0>, but @s0 is declared backed; the symbol of a hop.item must be declared unbacked (hop.symbol @s0 unbacked [...])}}
+  %u = hop.item %n : !hop.tensor<[], i64> -> !hop.symint<s0>
+  func.return
+}
+
+// -----
+
 // Scanned operands share their leading dimension: s0 steps or 3?
 hop.symbol @s0 backed [2, oo]
 func.func @scan_xs_differ_in_dim_0(%x: !hop.tensor<[s0, 4], f32>, %y: !hop.tensor<[3, 4], f32>) {
