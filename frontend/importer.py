@@ -234,6 +234,10 @@ class GraphImporter(RegionImports):
         self._define(node, op, several=returns_list)
 
     def _import_item(self, node: torch.fx.Node) -> None:
+        if "val" not in node.meta and not node.users:
+            # A read that PyTorch specialized to a constant (Dynamo guards the
+            # input's value): the trace used the constant, the read is dead.
+            return
         symbol = self.symbols.fresh_symbol(node.meta["val"])
         if symbol is None:
             raise unsupported(node, ".item() of a value that is not a fresh symbolic integer "

@@ -7,6 +7,12 @@ PyTorch's own simplification, so equal sizes get equal text; symbol names keep
 PyTorch's (``s0`` for an input dimension, ``u0`` for a size read from data).
 It remembers every symbol it wrote, and ``declarations`` declares exactly those.
 
+A symbol that a data read (``hop.item``) defines is declared ``unbacked``,
+whatever the ``ShapeEnv`` says: in hopc's IR "backed" means bound by an entry
+argument. Dynamo gives ``.item()`` of a 0-d int64 *input* a backed symbol (its
+source is the input's value, ``L['k'].item()``, and Dynamo guards its range),
+but inside the program it is still defined by the read, not by an argument.
+
 Invariant: every symbol in any text this object returns is declared by
 ``declarations()``, with the range the ``ShapeEnv`` proved for it.
 """
@@ -46,6 +52,7 @@ class ShapeSymbols:
     def __init__(self, shape_env: ShapeEnv | None):
         self.shape_env = shape_env
         self._used: dict[str, sympy.Symbol] = {}
+        self._read_from_data: set[str] = set()
 
     # ----------------------------------------------------------------- expressions
 
@@ -76,8 +83,10 @@ class ShapeSymbols:
         """
         if not isinstance(value, torch.SymInt) or not isinstance(value.node.expr, sympy.Symbol):
             return None
-        self._used.setdefault(value.node.expr.name, value.node.expr)
-        return value.node.expr.name
+        name = value.node.expr.name
+        self._used.setdefault(name, value.node.expr)
+        self._read_from_data.add(name)
+        return name
 
     def text_of_symint(self, value: torch.SymInt) -> str:
         """``text`` as a string, the form ``attribute_of_value`` takes."""
@@ -106,7 +115,8 @@ class ShapeSymbols:
 
     def _declaration(self, name: str, torch_symbol: sympy.Symbol) -> SymbolOp:
         env = self.shape_env
-        backed = env is not None and torch_symbol in env.backed_var_to_val
+        backed = (env is not None and torch_symbol in env.backed_var_to_val
+                  and name not in self._read_from_data)
         value_range = env.var_to_range.get(torch_symbol) if env is not None else None
         lower = upper = None
         if value_range is not None:

@@ -63,6 +63,18 @@ def test_python_scalar_is_guarded():
     check_compile(scale, [(torch.ones(3), 2.5), (torch.ones(3), 3.5)])
 
 
+def test_item_of_an_input_is_read_from_data():
+    """Dynamo backs ``.item()`` of a 0-d int64 input by its value and specializes 0 and 1."""
+    def prefix(x, count):
+        return x[:count.item()] * 2
+
+    def filled(x, count):
+        return torch.zeros(count.item()) + x.sum()
+
+    for program in (prefix, filled):
+        check_compile(program, [(torch.randn(12), torch.tensor(n)) for n in (7, 1, 0, 3, 12)])
+
+
 def test_requires_grad_change_is_guarded():
     def double(x):
         return x * 2
