@@ -20,22 +20,31 @@ loop runs), ``view`` is used only on values known to be contiguous.
 
 ``choose(n)`` returns an int in ``range(n)``: hypothesis's ``draw`` of
 ``integers(0, n - 1)`` (so examples shrink) or ``random.randrange``.
-``random_arguments(module, sizes, generator)`` makes entry arguments.
+``program_generator_core.random_arguments(module, sizes, generator)`` makes
+entry arguments.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import torch
-from xdsl.dialects.builtin import ModuleOp
+from program_generator_core import (
+    Choose,
+    ProgramWriter,
+    block_header,
+    call_header,
+    cond_header,
+    module_text,
+    names,
+    size_attribute,
+    tensor_type,
+    types,
+    while_header,
+    yield_line,
+)
 
-from hopc.ir.module import entry_function
-from hopc.ir.torch_values import dtype_of, evaluate_dim
-from hopc.ir.types import TensorType, canonical_dim
+from hopc.ir.types import canonical_dim
 
-Choose = Callable[[int], int]
 SYMBOLS = ("s0", "s1")
 SYMBOL_RANGE = (2, 6)
 BIG = 9223372036854775807
@@ -49,7 +58,7 @@ class Dim:
     low: int
 
     def attribute(self) -> str:
-        return f"{self.text} : i64" if isinstance(self.text, int) else f"#hop.expr<{self.text}>"
+        return size_attribute(self.text)
 
 
 def _dim(text: int | str, low: int) -> Dim:
@@ -72,7 +81,7 @@ class Value:
 
     @property
     def type(self) -> str:
-        return f"!hop.tensor<[{', '.join(str(d.text) for d in self.shape)}], {self.dtype}>"
+        return tensor_type((d.text for d in self.shape), self.dtype)
 
 
 @dataclass
@@ -92,19 +101,11 @@ class _Scope:
         return [v for v in found if v.dtype == "f32"]
 
 
-class _Builder:
+class _Builder(ProgramWriter):
     def __init__(self, choose: Choose, max_depth: int):
-        self.choose, self.max_depth = choose, max_depth
+        super().__init__(choose, max_depth)
         self.lines: list[str] = []
-        self.counter = 0
         self.storages = 0
-
-    def pick(self, items: list):  # noqa: ANN201
-        return items[self.choose(len(items))]
-
-    def name(self) -> str:
-        self.counter += 1
-        return f"v{self.counter}"
 
     def storage(self) -> int:
         self.storages += 1
@@ -117,13 +118,12 @@ class _Builder:
            shape: tuple[Dim, ...], storage: int | None = None, contiguous: bool = True,
            dtype: str = "f32", source: Value | None = None, whole: bool = True) -> Value:
         """Emits ``op``; a result of ``storage`` views (or, if ``whole``, is) ``source``."""
-        result = Value(self.name(), shape, self.storage() if storage is None else storage,
+        result = Value(self.fresh(), shape, self.storage() if storage is None else storage,
                        contiguous, dtype, whole and (source is None or source.whole),
                        source is None or source.routable)
         attrs = f" {{{attributes}}}" if attributes else ""
-        types = ", ".join(v.type for v in operands)
-        self.emit(depth, f"%{result.name} = {op}({', '.join('%' + v.name for v in operands)})"
-                         f"{attrs} : ({types}) -> {result.type}")
+        self.emit(depth, f"{result.name} = {op}({names(operands)}){attrs} : ({types(operands)}) -> "
+                         f"{result.type}")
         scope.values.append(result)
         return result
 
@@ -271,16 +271,11 @@ class _Builder:
     def body(self, scope: _Scope, operands: list[Value], depth: int, extra: list[Value] = ()
              ) -> tuple[_Scope, list[Value]]:
         """A region scope whose arguments stand for ``extra`` then ``operands``."""
-        arguments = [Value(self.name(), o.shape, self.storage(), o.contiguous, o.dtype)
+        arguments = [Value(self.fresh(), o.shape, self.storage(), o.contiguous, o.dtype)
                      for o in [*extra, *operands]]
         inner = _Scope(list(arguments), scope, {o.storage for o in operands})
-        header = ", ".join(f"%{a.name}: {a.type}" for a in arguments)
-        self.emit(depth, f"^bb0({header}):")
+        self.emit(depth, block_header(arguments))
         return inner, arguments
-
-    def yield_(self, depth: int, values: list[Value]) -> None:
-        self.emit(depth, f"hop.yield {', '.join('%' + v.name for v in values)} : "
-                         f"{', '.join(v.type for v in values)}")
 
     def wrap(self, scope: _Scope, depth: int) -> None:
         operands = self.operands(scope, 2)
@@ -290,35 +285,36 @@ class _Builder:
         inner, arguments = self.body(scope, operands, depth + 1)
         self.statements(inner, depth + 1, 1 + self.choose(4))
         yielded = [self.pick(inner.values) for _ in range(1 + self.choose(2))]
-        self.yield_(depth + 1, yielded)
+        self.emit(depth + 1, yield_line(yielded))
         self.emit(depth, "}")
-        names = [self.name() for _ in yielded]
-        self.lines[header_at] = "  " * (depth + 1) + (
-            f"{', '.join('%' + n for n in names)} = {kind}({', '.join('%' + o.name for o in operands)}) : "
-            f"({', '.join(o.type for o in operands)}) -> ({', '.join(y.type for y in yielded)}) {{")
-        self._region_results(scope, names, yielded, arguments, operands)
+        results = self._region_results(scope, yielded, arguments, operands)
+        self.lines[header_at] = "  " * (depth + 1) + f"{call_header(kind, results, operands)} {{"
         for o in operands:
             _mark_changed(scope, o)
 
-    def _region_results(self, scope: _Scope, names: list[str], yielded: list[Value],
-                        arguments: list[Value], operands: list[Value]) -> None:
+    def _region_results(self, scope: _Scope, yielded: list[Value], arguments: list[Value],
+                        operands: list[Value]) -> list[Value]:
+        """The results of a region that yields ``yielded``, added to ``scope``."""
         by_argument = {a.storage: o for a, o in zip(arguments, operands)}
         outer = {v.storage for v in scope.visible()}
-        fresh: dict[int, int] = {}
-        for name, y in zip(names, yielded):
+        new_storages: dict[int, int] = {}
+        results = []
+        for y in yielded:
             operand = by_argument.get(y.storage)
             if operand is not None:
                 storage, routable = operand.storage, y.whole and operand.routable
             elif y.storage in outer:
                 storage, routable = y.storage, y.routable
             else:
-                storage, routable = fresh.setdefault(y.storage, self.storage()), y.whole
-            scope.values.append(Value(name, y.shape, storage, y.contiguous, y.dtype, y.whole,
-                                      routable))
+                storage, routable = new_storages.setdefault(y.storage, self.storage()), y.whole
+            results.append(Value(self.fresh(), y.shape, storage, y.contiguous, y.dtype, y.whole,
+                                 routable))
+        scope.values += results
+        return results
 
     def cond(self, scope: _Scope, depth: int) -> None:
         operands = self.operands(scope, 2)
-        predicate = "p"
+        predicate = "%p"
         if self.choose(2):
             total = self.op(depth, scope, "aten.sum", [self.pick(scope.visible())], "", ())
             scope.values.remove(total)
@@ -338,21 +334,19 @@ class _Builder:
                 a = arguments[i]
                 yielded.append(a if aliased[i] else self.op(depth + 1, inner, "aten.sin", [a], "", a.shape,
                                                             contiguous=a.contiguous))
-            self.yield_(depth + 1, yielded)
+            self.emit(depth + 1, yield_line(yielded))
             self.emit(depth, "} else {" if branch == "then" else "}")
-        result_types = [operands[i] for i in returned]
-        names = [self.name() for _ in returned]
-        self.lines[header_at] = "  " * (depth + 1) + (
-            f"{', '.join('%' + n for n in names)} = hop.cond %{predicate} "
-            f"({', '.join('%' + o.name for o in operands)}) : !hop.tensor<[], i1>, "
-            f"({', '.join(o.type for o in operands)}) -> ({', '.join(t.type for t in result_types)}) then {{")
-        for name, i in zip(names, returned):
+        results = []
+        for i in returned:
             o = operands[i]
             if aliased[i]:
-                scope.values.append(Value(name, o.shape, o.storage, o.contiguous, o.dtype, o.whole,
-                                          o.routable))
+                results.append(Value(self.fresh(), o.shape, o.storage, o.contiguous, o.dtype, o.whole,
+                                     o.routable))
             else:
-                scope.values.append(Value(name, o.shape, self.storage(), o.contiguous))
+                results.append(Value(self.fresh(), o.shape, self.storage(), o.contiguous))
+        header = cond_header(results, predicate, "!hop.tensor<[], i1>", operands)
+        self.lines[header_at] = "  " * (depth + 1) + f"{header} {{"
+        scope.values += results
         for o in operands:
             _mark_changed(scope, o)
 
@@ -369,23 +363,18 @@ class _Builder:
         inner, arguments = self.body(scope, everything, depth + 1, [counter])
         flag = self.op(depth + 1, inner, "aten.lt.Scalar", [arguments[0]], f"other = {bound} : i64", (),
                        dtype="i1")
-        self.yield_(depth + 1, [flag])
+        self.emit(depth + 1, yield_line([flag]))
         self.emit(depth, "} body {")
         inner, arguments = self.body(scope, everything, depth + 1, [counter])
         self.statements(inner, depth + 1, 1 + self.choose(4))
         step = self.op(depth + 1, inner, "aten.add.Scalar", [arguments[0]], "other = 1 : i64", (), dtype="i64")
         yielded = [step, *arguments[1:len(carried) + 1]]
-        self.yield_(depth + 1, yielded)
+        self.emit(depth + 1, yield_line(yielded))
         self.emit(depth, "}")
-        names = [self.name() for _ in yielded]
-        carried_types = [counter, *carried]
-        self.lines[header_at] = "  " * (depth + 1) + (
-            f"{', '.join('%' + n for n in names)} = hop.while "
-            f"({', '.join('%' + o.name for o in carried_types)}) additional "
-            f"({', '.join('%' + o.name for o in additional)}) : "
-            f"({', '.join(o.type for o in carried_types)}) -> ({', '.join(o.type for o in carried_types)}), "
-            f"{', '.join(o.type for o in additional)} cond {{")
-        for name, o in zip(names[1:], carried):
+        results = [self.fresh() for _ in yielded]
+        header = while_header(results, [counter, *carried], additional)
+        self.lines[header_at] = "  " * (depth + 1) + f"{header} {{"
+        for name, o in zip(results[1:], carried):
             scope.values.append(Value(name, o.shape, o.storage, o.contiguous, o.dtype, o.whole,
                                       o.routable))
         for o in everything:
@@ -409,32 +398,10 @@ def generate_program(choose: Choose, *, max_depth: int = 2, statements: int = 6)
     for index in range(1 + choose(3)):
         shape = _INPUT_SHAPES[choose(len(_INPUT_SHAPES))]
         dims = tuple(_dim(d, d if isinstance(d, int) else SYMBOL_RANGE[0]) for d in shape)
-        inputs.append(Value(f"x{index}", dims, builder.storage()))
+        inputs.append(Value(f"%x{index}", dims, builder.storage()))
     scope = _Scope(list(inputs))
     builder.statements(scope, 0, 1 + choose(statements))
     outputs = [builder.pick(scope.visible()) for _ in range(1 + choose(2))]
-    arguments = ", ".join(["%p: !hop.tensor<[], i1>"] + [f"%{v.name}: {v.type}" for v in inputs])
-    declarations = "".join(f"hop.symbol @{s} backed [{SYMBOL_RANGE[0]}, {SYMBOL_RANGE[1]}]\n"
-                           for s in SYMBOLS)
-    return (f"{declarations}func.func @main({arguments}) -> ({', '.join(v.type for v in outputs)}) {{\n"
-            + "\n".join(builder.lines)
-            + f"\n  func.return {', '.join('%' + v.name for v in outputs)} : "
-              f"{', '.join(v.type for v in outputs)}\n}}\n")
-
-
-def random_arguments(module: ModuleOp, sizes: dict[str, int], generator: torch.Generator) -> list:
-    """Random entry arguments of ``module`` for the symbol values ``sizes``."""
-    arguments: list = []
-    for type_ in entry_function(module).function_type.inputs.data:
-        if not isinstance(type_, TensorType):
-            arguments.append(sizes[str(type_.value)])  # type: ignore[attr-defined]
-            continue
-        shape = [evaluate_dim(d, sizes) for d in type_.shape]
-        dtype = dtype_of(type_.element_type)
-        if dtype == torch.bool:
-            arguments.append(torch.rand(shape, generator=generator) > 0.5)
-        elif dtype.is_floating_point:
-            arguments.append(torch.randn(shape, generator=generator).to(dtype))
-        else:
-            arguments.append(torch.randint(0, 5, shape, generator=generator).to(dtype))
-    return arguments
+    predicate = Value("%p", (), builder.storage(), dtype="i1")
+    symbols = [f"hop.symbol @{s} backed [{SYMBOL_RANGE[0]}, {SYMBOL_RANGE[1]}]" for s in SYMBOLS]
+    return module_text(symbols, "main", [predicate, *inputs], builder.lines, outputs)

@@ -12,63 +12,34 @@ written as PyTorch captures them: symbols are used by name, not passed.
 ``choose(n)`` returns an int in ``range(n)``: hypothesis's ``draw`` of
 ``integers(0, n - 1)`` (so examples shrink) or ``random.randrange``.
 
-``random_arguments(module, sizes, generator)`` makes entry arguments for any
-module, given values for the backed symbols its arguments' shapes name.
+``random_arguments(module, sizes, generator)`` and ``symbol_sizes(module,
+generator)``, from ``program_generator_core``, make entry arguments for any
+module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import torch
-from xdsl.dialects.builtin import ModuleOp
+from program_generator_core import (
+    Choose,
+    ProgramWriter,
+    block_header,
+    call_header,
+    cond_header,
+    module_text,
+    random_arguments,  # noqa: F401 - re-exported
+    size_attribute,
+    symbol_sizes,  # noqa: F401 - re-exported
+    tensor_type,
+    while_header,
+    yield_line,
+)
 
 from hopc.dialects.hop import SymAddOp, SymGeOp
-from hopc.ir.module import declared_symbols, entry_function
-from hopc.ir.torch_values import dtype_of, evaluate_dim
-from hopc.ir.types import Dim, SymIntType, TensorType, canonical_dim
+from hopc.ir.types import Dim, SymIntType, canonical_dim
 
-Choose = Callable[[int], int]
 BACKED = ("s0", "s1", "s2")
-
-
-# --------------------------------------------------------------------------- inputs
-
-
-def symbol_sizes(module: ModuleOp, generator: torch.Generator, low: int = 2,
-                 high: int = 6) -> dict[str, int]:
-    """A random value in ``[low, high)`` for each backed symbol, within its declared range."""
-    sizes = {}
-    for name, symbol in declared_symbols(module).items():
-        lower, upper = symbol.value_range
-        floor = max(low, lower or 0)
-        ceiling = high if upper is None else min(high, upper + 1)
-        sizes[name] = int(torch.randint(floor, max(ceiling, floor + 1), (), generator=generator))
-    return sizes
-
-
-def random_arguments(module: ModuleOp, sizes: dict[str, int],
-                     generator: torch.Generator) -> list[object]:
-    """One value per entry argument: tensors of the shapes ``sizes`` gives, small ints."""
-    arguments: list[object] = []
-    for type_ in entry_function(module).function_type.inputs.data:
-        if isinstance(type_, SymIntType):
-            arguments.append(evaluate_dim(type_.value, sizes))
-            continue
-        assert isinstance(type_, TensorType)
-        shape = [evaluate_dim(dim, sizes) for dim in type_.shape]
-        dtype = dtype_of(type_.element_type)
-        if dtype == torch.bool:
-            arguments.append(torch.randint(0, 2, shape, generator=generator).bool())
-        elif dtype.is_floating_point:
-            arguments.append(torch.randn(shape, generator=generator, dtype=dtype))
-        else:
-            arguments.append(torch.randint(0, 4, shape, generator=generator, dtype=dtype))
-    return arguments
-
-
-# --------------------------------------------------------------------------- programs
 
 
 @dataclass(frozen=True)
@@ -79,7 +50,7 @@ class _Value:
 
     @property
     def type(self) -> str:
-        return f"!hop.tensor<[{', '.join(map(str, self.shape))}], {self.element}>"
+        return tensor_type(self.shape, self.element)
 
 
 @dataclass(frozen=True)
@@ -97,27 +68,15 @@ class _Block:
     lines: list[str] = field(default_factory=list)
 
 
-def _types(values: list[_Value]) -> str:
-    return ", ".join(v.type for v in values)
+def _region_text(lines: list[str], arguments: list[_Value], yielded: list[_Value]) -> str:
+    body = "\n".join(f"  {line}" for line in [*lines, yield_line(yielded)])
+    return f"{{\n{block_header(arguments)}\n{body}\n}}"
 
 
-def _names(values: list[_Value]) -> str:
-    return ", ".join(v.name for v in values)
-
-
-class _Generator:
+class _Generator(ProgramWriter):
     def __init__(self, choose: Choose, max_depth: int):
-        self.choose = choose
-        self.max_depth = max_depth
-        self.count = 0
+        super().__init__(choose, max_depth)
         self.unbacked: list[str] = []
-
-    def fresh(self, prefix: str = "v") -> str:
-        self.count += 1
-        return f"%{prefix}{self.count}"
-
-    def pick(self, items: list):  # noqa: ANN201 - any element
-        return items[self.choose(len(items))]
 
     def floats(self, block: _Block) -> list[_Value]:
         return [v for v in block.pool if v.element == "f32"]
@@ -153,7 +112,7 @@ class _Generator:
         else:
             first, second = value.shape
             shape = self.pick([(canonical_dim(f"({first})*({second})"),), (second, first)])
-        sizes = ", ".join(f"#hop.expr<{d}>" if isinstance(d, str) else f"{d} : i64" for d in shape)
+        sizes = ", ".join(size_attribute(d) for d in shape)
         result = _Value(self.fresh(), shape)
         self.emit(block, f"{result.name} = aten.view({value.name}) {{size = [{sizes}]}} : "
                          f"({value.type}) -> {result.type}", result)
@@ -230,20 +189,13 @@ class _Generator:
         results = [v for v in self.floats(inner) if result_type in (None, v.type)]
         return inner.lines, results[-1], arguments
 
-    def region_text(self, lines: list[str], arguments: list[_Value], yielded: list[_Value]) -> str:
-        signature = ", ".join(f"{a.name}: {a.type}" for a in arguments)
-        body = "\n".join(f"  {line}" for line in lines)
-        return (f"{{\n^bb0({signature}):\n{body}\n  hop.yield {_names(yielded)} : "
-                f"{_types(yielded)}\n}}")
-
     def hop_call(self, block: _Block, depth: int) -> None:
         operands = self.operands(block)
         lines, yielded, arguments = self.body(operands, block.scope, depth, None)
         result = _Value(self.fresh(), yielded.shape)
         op = self.pick(["hop.wrap", "hop.checkpoint"])
-        region = self.region_text(lines, arguments, [yielded])
-        self.emit(block, f"{result.name} = {op}({_names(operands)}) : ({_types(operands)}) -> "
-                         f"{result.type} {region}", result)
+        region = _region_text(lines, arguments, [yielded])
+        self.emit(block, f"{call_header(op, [result], operands)} {region}", result)
 
     def predicate(self, block: _Block) -> tuple[str, str]:
         if block.scope.sizes and self.choose(2):
@@ -268,11 +220,10 @@ class _Generator:
         branches = []
         for _ in range(2):
             lines, yielded, arguments = self.body(operands, block.scope, depth, result_type)
-            branches.append(self.region_text(lines, arguments, [yielded]))
+            branches.append(_region_text(lines, arguments, [yielded]))
         result = _Value(self.fresh(), yielded.shape)
-        self.emit(block, f"{result.name} = hop.cond {predicate}({_names(operands)}) : "
-                         f"{predicate_type}, ({_types(operands)}) -> {result.type} "
-                         f"then {branches[0]} else {branches[1]}", result)
+        header = cond_header([result], predicate, predicate_type, operands)
+        self.emit(block, f"{header} {branches[0]} else {branches[1]}", result)
 
     def loop(self, block: _Block, depth: int) -> None:
         counter = _Value(self.fresh(), (), "i64")
@@ -283,7 +234,7 @@ class _Generator:
         cond_arguments = [_Value(self.fresh("a"), v.shape, v.element) for v in operands]
         go = self.fresh("b")
         steps = 1 + self.choose(3)
-        cond_region = self.region_text(
+        cond_region = _region_text(
             [f"{go} = aten.lt.Scalar({cond_arguments[0].name}) {{other = {steps} : i64}} : "
              f"({counter.type}) -> !hop.tensor<[], i1>"],
             cond_arguments, [_Value(go, (), "i1")])
@@ -291,11 +242,9 @@ class _Generator:
         next_counter = _Value(self.fresh(), (), "i64")
         lines.append(f"{next_counter.name} = aten.add.Scalar({arguments[0].name}) {{other = 1 : i64}}"
                      f" : ({counter.type}) -> {counter.type}")
-        body_region = self.region_text(lines, arguments, [next_counter, yielded])
+        body_region = _region_text(lines, arguments, [next_counter, yielded])
         results = [self.fresh(), self.fresh()]
-        self.emit(block, f"{results[0]}, {results[1]} = hop.while ({_names(carried)}) additional "
-                         f"({_names(additional)}) : ({_types(carried)}) -> ({_types(carried)}), "
-                         f"{_types(additional)} cond {cond_region} body {body_region}",
+        self.emit(block, f"{while_header(results, carried, additional)} {cond_region} body {body_region}",
                   _Value(results[1], carried[1].shape))
 
 
@@ -309,7 +258,4 @@ def generate_program(choose: Choose, max_depth: int = 3) -> str:
     outputs = generator.floats(block)[-3:]
     symbols = [f"hop.symbol @{name} backed [2, oo]" for name in BACKED]
     symbols += [f"hop.symbol @{name} unbacked [0, oo]" for name in generator.unbacked]
-    body = "\n".join(f"  {line}" for line in block.lines)
-    signature = ", ".join(f"{a.name}: {a.type}" for a in arguments)
-    return ("\n".join(symbols) + f"\nfunc.func @forward({signature}) -> ({_types(outputs)}) {{\n"
-            f"{body}\n  func.return {_names(outputs)} : {_types(outputs)}\n}}\n")
+    return module_text(symbols, "forward", arguments, [f"  {line}" for line in block.lines], outputs)

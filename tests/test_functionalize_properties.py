@@ -14,7 +14,8 @@ from __future__ import annotations
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from program_generator import SYMBOL_RANGE, SYMBOLS, generate_program, random_arguments
+from program_generator import SYMBOL_RANGE, SYMBOLS, generate_program
+from program_generator_core import random_arguments
 
 from hopc.backend.interpreter import run_module
 from hopc.ir.parse import parse_module
@@ -35,8 +36,8 @@ def test_functionalize_keeps_behaviour(data: st.DataObject) -> None:
     after = functionalized(text)
     for seed in range(2):
         sizes = {s: data.draw(st.integers(*SYMBOL_RANGE)) for s in SYMBOLS}
-        arguments = random_arguments(before, sizes, torch.Generator().manual_seed(seed))
-        arguments[0] = torch.tensor(bool(seed))  # the predicate %p
+        arguments = random_arguments(before, sizes, torch.Generator().manual_seed(seed),
+                                     predicate=bool(seed))
         original, functional = _clone(arguments), _clone(arguments)
         expected = run_module(before, original)
         outputs = apply_copy_back(after, functional, run_module(after, functional))

@@ -12,32 +12,22 @@ the same way under each pass and under all three in a row.
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 import torch
-from symbolic_program_generator import generate_program, random_arguments, symbol_sizes
+from lit_chunks import pass_chunks
+from program_generator_core import random_arguments, symbol_sizes
+from symbolic_program_generator import generate_program
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.interpreter import InterpreterError, run_module
 from hopc.ir.context import make_context
-from hopc.ir.module import declared_symbols, entry_function
+from hopc.ir.module import declared_symbols
 from hopc.ir.parse import parse_module
-from hopc.ir.torch_values import dtype_of, evaluate_dim
-from hopc.ir.types import SymIntType, TensorType
 from hopc.ir.verify import verify_module
 from hopc.passes import pass_class
 
-LIT_PASSES = Path(__file__).resolve().parent.parent / "lit_tests" / "passes"
 PASSES = ("canonicalize", "cse", "dce")
-
-
-def _chunks() -> list[pytest.param]:
-    params = []
-    for name in PASSES:
-        for index, chunk in enumerate((LIT_PASSES / f"{name}.mlir").read_text().split("// -----")):
-            params.append(pytest.param(name, chunk, id=f"{name}-{index}"))
-    return params
 
 
 def _after(names: str, text: str) -> ModuleOp:
@@ -47,28 +37,6 @@ def _after(names: str, text: str) -> ModuleOp:
         pass_class(name)().apply(make_context(), module)
         verify_module(module)
     return module
-
-
-def _inputs(module: ModuleOp, sizes: dict[str, int], predicate: bool,
-            generator: torch.Generator) -> list[object]:
-    """One value per entry argument; every 0-d boolean is ``predicate``."""
-    values: list[object] = []
-    for type_ in entry_function(module).function_type.inputs.data:
-        if isinstance(type_, SymIntType):
-            values.append(evaluate_dim(type_.value, sizes))
-            continue
-        assert isinstance(type_, TensorType)
-        shape = [evaluate_dim(dim, sizes) for dim in type_.shape]
-        dtype = dtype_of(type_.element_type)
-        if dtype == torch.bool and not shape:
-            values.append(torch.tensor(predicate))
-        elif dtype == torch.bool:
-            values.append(torch.randint(0, 2, shape, generator=generator).bool())
-        elif dtype.is_floating_point:
-            values.append(torch.randn(shape, generator=generator, dtype=dtype))
-        else:
-            values.append(torch.randint(0, 4, shape, generator=generator, dtype=dtype))
-    return values
 
 
 Outcome = list[object] | InterpreterError
@@ -103,7 +71,7 @@ def _check_preserved(name: str, text: str, inputs: list[object]) -> None:
     _assert_same(inputs_before, inputs_after)
 
 
-@pytest.mark.parametrize(("name", "chunk"), _chunks())
+@pytest.mark.parametrize(("name", "chunk"), pass_chunks(PASSES))
 @pytest.mark.parametrize("size", [3, 5])
 @pytest.mark.parametrize("predicate", [True, False])
 def test_lit_chunk_is_preserved(name: str, chunk: str, size: int, predicate: bool):
@@ -111,7 +79,7 @@ def test_lit_chunk_is_preserved(name: str, chunk: str, size: int, predicate: boo
     backed = [op for op in declared_symbols(module).values() if op.kind.data == "backed"]
     sizes = {op.symbol: max(size + index, op.value_range[0] or 0)
              for index, op in enumerate(backed)}
-    inputs = _inputs(module, sizes, predicate, torch.Generator().manual_seed(size))
+    inputs = random_arguments(module, sizes, torch.Generator().manual_seed(size), predicate)
     _check_preserved(name, chunk, inputs)
 
 

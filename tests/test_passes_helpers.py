@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from lit_chunks import pass_chunks
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
@@ -23,7 +22,6 @@ from hopc.passes.dce_liveness import (
     unbacked_symbols,
 )
 
-LIT_PASSES = Path(__file__).resolve().parent.parent / "lit_tests" / "passes"
 PASSES = ("canonicalize", "cse", "dce")
 
 ITEMS = """
@@ -157,15 +155,7 @@ def test_pass_is_registered_under_its_flag_with_a_summary(name: str):
     assert summary(name) and "\n" not in summary(name)
 
 
-def _chunks() -> list[pytest.param]:
-    params = []
-    for name in PASSES:
-        for index, chunk in enumerate((LIT_PASSES / f"{name}.mlir").read_text().split("// -----")):
-            params.append(pytest.param(name, chunk, id=f"{name}-{index}"))
-    return params
-
-
-@pytest.mark.parametrize(("name", "chunk"), _chunks())
+@pytest.mark.parametrize(("name", "chunk"), pass_chunks(PASSES))
 def test_pass_reaches_a_fixpoint(name: str, chunk: str):
     module = parse_module(chunk)
     pass_class(name)().apply(make_context(), module)

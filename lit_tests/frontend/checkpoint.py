@@ -5,12 +5,7 @@ import torch
 import torch.utils.checkpoint as checkpoint_utils
 
 import hopc
-
-
-def run(test):
-    print(f"TEST: {test.__name__}")
-    test()
-    return test
+from lit_helpers import run
 
 
 class Block(torch.nn.Module):

@@ -4,20 +4,11 @@
 import torch
 
 import hopc
-from hopc.ir.diagnostics import HopcError
-
-
-def run(test):
-    print(f"TEST: {test.__name__}")
-    try:
-        test()
-    except HopcError as error:
-        print(error.format())
-    return test
+from lit_helpers import run_printing_errors
 
 
 # CHECK-LABEL: TEST: data_dependent_python_branch
-@run
+@run_printing_errors
 def data_dependent_python_branch():
     def program(x):
         if x.sum() > 0:
@@ -29,7 +20,7 @@ def data_dependent_python_branch():
 
 
 # CHECK-LABEL: TEST: floating_point_item
-@run
+@run_printing_errors
 def floating_point_item():
     def program(x):
         return x * x.sum().item()
@@ -39,7 +30,7 @@ def floating_point_item():
 
 
 # CHECK-LABEL: TEST: autocast_region
-@run
+@run_printing_errors
 def autocast_region():
     def program(x):
         with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -50,7 +41,7 @@ def autocast_region():
 
 
 # CHECK-LABEL: TEST: branch_mutates_its_operand
-@run
+@run_printing_errors
 def branch_mutates_its_operand():
     def mutating(x):
         x.add_(1)
@@ -64,7 +55,7 @@ def branch_mutates_its_operand():
 
 
 # CHECK-LABEL: TEST: shape_constraint_violated
-@run
+@run_printing_errors
 def shape_constraint_violated():
     def program(x):
         # CHECK: errors.py:[[# @LINE - 1]]:1: error: cannot capture the program: Constraints violated (batch)

@@ -4,12 +4,7 @@
 import torch
 
 import hopc
-
-
-def run(test):
-    print(f"TEST: {test.__name__}")
-    test()
-    return test
+from lit_helpers import run
 
 
 @torch.compiler.nested_compile_region

@@ -7,12 +7,7 @@ import torch
 from xdsl.printer import Printer
 
 import hopc
-
-
-def run(test):
-    print(f"TEST: {test.__name__}")
-    test()
-    return test
+from lit_helpers import run
 
 
 def print_located(module):

@@ -5,12 +5,7 @@ import torch
 from torch._higher_order_ops.map import map as map_hop
 
 import hopc
-
-
-def run(test):
-    print(f"TEST: {test.__name__}")
-    test()
-    return test
+from lit_helpers import run
 
 
 @run

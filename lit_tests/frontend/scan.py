@@ -5,12 +5,7 @@ import torch
 from torch._higher_order_ops.scan import scan
 
 import hopc
-
-
-def run(test):
-    print(f"TEST: {test.__name__}")
-    test()
-    return test
+from lit_helpers import run
 
 
 @run

@@ -5,12 +5,7 @@
 import torch
 
 import hopc
-
-
-def run(test):
-    print(f"TEST: {test.__name__}")
-    test()
-    return test
+from lit_helpers import run
 
 
 class Model(torch.nn.Module):

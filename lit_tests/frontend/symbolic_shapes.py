@@ -6,12 +6,7 @@ import torch
 from torch.export import Dim
 
 import hopc
-
-
-def run(test):
-    print(f"TEST: {test.__name__}")
-    test()
-    return test
+from lit_helpers import run
 
 
 @run

@@ -5,12 +5,7 @@ import torch
 from torch._higher_order_ops.wrap import wrap
 
 import hopc
-
-
-def run(test):
-    print(f"TEST: {test.__name__}")
-    test()
-    return test
+from lit_helpers import run
 
 
 @run
