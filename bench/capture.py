@@ -19,9 +19,12 @@ inside a ``while_loop``. For each program, in one run, it times:
 
 Every measurement starts from ``torch._dynamo.reset()``, a fresh program and a
 collected heap. Each time is the median over ``--repeats`` rounds (each round
-runs all five measurements, interleaved) of the process's CPU time, which other
+runs all six measurements, interleaved) of the process's CPU time, which other
 work on a shared machine disturbs less than wall time, after one untimed round
-of everything (imports, lazy initialisation). Targets (issue 3, item 9):
+of everything (imports, lazy initialisation). Kernels run on one thread
+(``torch.set_num_threads(1)``): the run inside a first call is the same on
+every side, and on a loaded machine idle OpenMP threads spinning for work add
+CPU time at random. Targets (issue 3, item 9):
 capture at most 1.5x torch.export's time; compile's first call at most 0.5x
 aot_eager's.
 """
@@ -136,6 +139,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     options = parser.parse_args()
     warnings.simplefilter("ignore")
+    torch.set_num_threads(1)
     for program in PROGRAMS:
         for run in MEASUREMENTS.values():
             _seconds(run, program)
