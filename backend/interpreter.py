@@ -28,6 +28,14 @@ result dimension that is a single unbound symbol (an unbacked size such as
 vanish when it returns, so a loop body may bind a different ``u1`` on each
 iteration; a region op's result types are checked in the enclosing scope,
 which binds there any symbol they introduce.
+
+A ``hop.invoke_subgraph`` runs a body that calls of other sizes share (Note
+[subgraph symbols] in ``hopc.dialects.hop``). The body's scope is a child of
+the call's in which the subgraph's parameters are bound afresh from the
+operands, shadowing the caller's bindings of the same names (the caller's
+``s0`` is not the parameter ``s0`` of a call at another size); every other
+symbol reads the caller's binding. The body sees no SSA value of the caller,
+and the call's results are checked in the caller's scope, in its symbols.
 """
 
 from __future__ import annotations
@@ -42,7 +50,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, Region, SSAValue
 
-from hopc.backend.interpreter_ops import call_aten, match_types
+from hopc.backend.interpreter_ops import bind_parameters, call_aten, match_types
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import HopcError, op_error
@@ -212,10 +220,14 @@ def _stack(op: Operation, stepped: list[list[object]], results: Sequence[SSAValu
 
 
 def _run_invoke_subgraph(op: hop.InvokeSubgraphOp, frame: _Frame) -> list[object]:
+    """Runs the subgraph in a scope of its own: its parameters bound afresh, no caller values."""
     subgraph = op.subgraph()
     if subgraph is None:
         raise _error(op, f"calls unknown subgraph {op.callee}")
-    return _run_region(subgraph.body, frame.get(op.inputs), frame, op)
+    args = frame.get(op.inputs)
+    scope = _Frame(ChainMap(), frame.symbols.new_child())
+    bind_parameters(args, subgraph.input_types, scope.symbols)
+    return _run_region(subgraph.body, args, scope, op)
 
 
 # --------------------------------------------------------------------------- shape symbols

@@ -105,17 +105,36 @@ def _is_symbol(dim: Dim) -> bool:
     return isinstance(dim, str) and dim.isidentifier()
 
 
-def _bind_new_symbols(value: object, type_: Attribute, symbols: MutableMapping[str, int]) -> None:
+def bind_parameters(values: Sequence[object], types: Sequence[Attribute],
+                    symbols: MutableMapping[str, int]) -> None:
+    """Binds each symbol that ``types`` bind to the size observed, bound before or not.
+
+    The symbols are those a whole dimension (or ``!hop.symint``) names, a
+    subgraph's parameters (Note [subgraph symbols] in ``hopc.dialects.hop``);
+    ``symbols`` is the call's own scope, whose bindings shadow the caller's.
+    Two values binding one symbol differently are left to ``match_types``.
+    """
+    for value, type_ in zip(values, types):
+        for dim, size in _observed_sizes(value, type_):
+            symbols[dim] = size
+
+
+def _observed_sizes(value: object, type_: Attribute) -> list[tuple[str, int]]:
+    """(symbol, size) for each part of ``type_`` that is a single symbol, as ``value`` has it."""
     if isinstance(type_, TensorType) and isinstance(value, torch.Tensor) \
             and value.dim() == type_.rank:
         observed = zip(type_.shape, value.shape)
     elif isinstance(type_, SymIntType) and _is_int(value):
         observed = [(type_.value, value)]
     else:
-        return
-    for dim, size in observed:
-        if _is_symbol(dim) and dim not in symbols:
-            symbols[dim] = int(size)
+        return []
+    return [(dim, int(size)) for dim, size in observed if _is_symbol(dim)]
+
+
+def _bind_new_symbols(value: object, type_: Attribute, symbols: MutableMapping[str, int]) -> None:
+    for dim, size in _observed_sizes(value, type_):
+        if dim not in symbols:
+            symbols[dim] = size
 
 
 def _is_int(value: object) -> bool:

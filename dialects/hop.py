@@ -80,7 +80,16 @@ from hopc.dialects.hop_symbols import (  # registered below, and re-exported: ho
     SymSizeOp,
     SymSubOp,
 )
-from hopc.ir.types import ExprAttr, NoneAttr, SymBoolType, SymIntType, TensorType, is_scalar_bool
+from hopc.ir.substitution import InconsistentBinding, bind, substitute
+from hopc.ir.types import (
+    Dim,
+    ExprAttr,
+    NoneAttr,
+    SymBoolType,
+    SymIntType,
+    TensorType,
+    is_scalar_bool,
+)
 
 # --------------------------------------------------------------------------- helpers
 
@@ -462,11 +471,36 @@ class MapOp(IRDLOperation):
                       [_stacked(self.name, v, length) for v in yielded], "result")
 
 
+# Note [subgraph symbols]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# A ``hop.subgraph`` is parametric in the shape symbols that its arguments
+# bind, exactly as the entry function's arguments bind theirs: each symbol
+# that is a whole dimension of a tensor argument's type, or the symbol of a
+# ``!hop.symint<s>`` argument (``hopc.ir.substitution.parameters``). Each
+# ``hop.invoke_subgraph`` binds them from its operands' types, position by
+# position, to any expression of the caller (an integer included); every
+# other symbol maps to itself. The call verifies when this is one consistent
+# substitution S (each parameter maps to one caller expression), each operand
+# type is S(its argument type), and each result type is S(the yielded type).
+# So one subgraph serves every call of a ``nested_compile_region``, whatever
+# sizes the calls have:
+#
+#     hop.subgraph @f { ^bb0(%a: !hop.tensor<[s0, 3], f32>): ... }       // over s0
+#     %p = hop.invoke_subgraph @f(%x) : (!hop.tensor<[s1, 3], f32>) -> ...  // s0 -> s1
+#     %q = hop.invoke_subgraph @f(%y) : (!hop.tensor<[4, 3], f32>) -> ...   // s0 -> 4
+#
+# At run time each call binds the parameters afresh from the operands' sizes
+# (Note [interpreter symbol scopes] in ``hopc.backend.interpreter``);
+# ``lift-symbols`` lets a subgraph's arguments bind its parameters, as a
+# function's do (Note [where a symbol is bound] in ``lift_symbols_analysis``).
+
+
 @irdl_op_definition
 class SubgraphOp(IRDLOperation):
     """A named body shared by every ``hop.invoke_subgraph`` of it (``nested_compile_region``).
 
-    Its signature is its block arguments' types and its yield's types.
+    Its signature is its block arguments' types and its yield's types, over
+    the symbols its arguments bind (Note [subgraph symbols]).
     """
 
     name = "hop.subgraph"
@@ -484,6 +518,18 @@ class SubgraphOp(IRDLOperation):
     def output_types(self) -> list[Attribute]:
         return [v.type for v in _yield_of(self.body).values]
 
+    def substitution_for(self, operand_types: Sequence[Attribute]) -> dict[str, Dim]:
+        """What a call with ``operand_types`` binds the parameters to (Note [subgraph symbols]).
+
+        Raises ``InconsistentBinding`` where two operands disagree.
+        """
+        return bind(self.input_types, operand_types)
+
+    def result_types_for(self, operand_types: Sequence[Attribute]) -> list[Attribute]:
+        """The result types of a call with ``operand_types``: the yields' under its substitution."""
+        substitution = self.substitution_for(operand_types)
+        return [substitute(t, substitution) for t in self.output_types]
+
 
 @irdl_op_definition
 class InvokeSubgraphOp(IRDLOperation):
@@ -491,6 +537,9 @@ class InvokeSubgraphOp(IRDLOperation):
 
         def invoke_subgraph(subgraph, *inputs):
             return subgraph(*inputs)
+
+    Restrictions: the operands bind the subgraph's symbols consistently, and
+    the types are the subgraph's under that substitution (Note [subgraph symbols]).
     """
 
     name = "hop.invoke_subgraph"
@@ -508,10 +557,22 @@ class InvokeSubgraphOp(IRDLOperation):
         subgraph = self.subgraph()
         if subgraph is None:
             raise VerifyException(f"'hop.invoke_subgraph' calls unknown subgraph {self.callee}")
-        _check_values(f"'hop.invoke_subgraph' operands of {self.callee}", self.inputs,
-                      subgraph.input_types, "operand")
-        _check_values(f"'hop.invoke_subgraph' results of {self.callee}", self.outputs,
-                      subgraph.output_types, "result")
+        try:
+            substitution = subgraph.substitution_for([v.type for v in self.inputs])
+        except InconsistentBinding as conflict:
+            (first, first_dim), (second, second_dim) = conflict.first, conflict.second
+            raise VerifyException(
+                f"'hop.invoke_subgraph' operands bind symbol {conflict.symbol} of {self.callee} "
+                f"inconsistently: operand #{first} {describe(self.inputs[first])} to {first_dim}, "
+                f"operand #{second} {describe(self.inputs[second])} to {second_dim}"
+            ) from None
+        renamed = {name: dim for name, dim in substitution.items() if name != dim}
+        under = "" if not renamed else " under " + ", ".join(
+            f"{name} -> {dim}" for name, dim in renamed.items())
+        _check_values(f"'hop.invoke_subgraph' operands of {self.callee}{under}", self.inputs,
+                      [substitute(t, renamed) for t in subgraph.input_types], "operand")
+        _check_values(f"'hop.invoke_subgraph' results of {self.callee}{under}", self.outputs,
+                      [substitute(t, renamed) for t in subgraph.output_types], "result")
 
 
 # --------------------------------------------------------------------------- module structure

@@ -1,4 +1,4 @@
-"""What the op files of the ``hop`` dialect share: naming values in messages, the canonicalization trait.
+"""What the op files of the ``hop`` dialect share: value names in messages, a canonicalization trait.
 
 Invariant: nothing here defines an op, so every op file of the dialect
 (``hop``, ``hop_symbols``) can import it without a cycle.

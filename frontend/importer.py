@@ -22,6 +22,7 @@ and ``operator.getitem`` picks one.
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable, Sequence
 from io import StringIO
 
@@ -38,6 +39,7 @@ from hopc.frontend.errors import first_paragraph, unsupported
 from hopc.frontend.hop_regions import RegionImports
 from hopc.frontend.locations import location_attribute
 from hopc.frontend.shape_symbols import ShapeSymbols
+from hopc.ir.substitution import parameters
 from hopc.ir.types import SymIntType
 
 _aten = torch.ops.aten
@@ -79,16 +81,18 @@ class ModuleImports:
                         ) -> str:
         """The symbol of the ``hop.subgraph`` of ``graph_module``, made on first use.
 
-        A graph module is imported (by ``import_body``) once per argument types;
-        other bodies are compared as printed IR, so structurally equal
-        subgraphs are one.
+        A graph module is imported (by ``import_body``) once per argument
+        types. Bodies are compared as printed IR with their parameters renamed
+        in order (``_canonical_text``), so bodies equal up to a renaming of
+        the symbols their arguments bind are one subgraph, which every call
+        binds to its own sizes (Note [subgraph symbols] in ``hopc.dialects.hop``).
         """
         key = (graph_module, tuple(argument_types))
         name = self._imported_subgraphs.get(key)
         if name is not None:
             return name
         body = import_body()
-        text = _region_text(body)
+        text = _canonical_text(body)
         name = self._subgraph_names.get(text)
         if name is None:
             name = self._subgraph_names[text] = f"subgraph_{len(self.subgraphs)}"
@@ -98,10 +102,27 @@ class ModuleImports:
         return name
 
 
-def _region_text(region: Region) -> str:
+_PLACEHOLDER = "?"
+"""Starts the canonical names of parameters: no symbol or SSA name contains it."""
+
+
+def _canonical_text(body: Region) -> str:
+    """The printed region, each parameter renamed ``?0``, ``?1``, ... in order of appearance.
+
+    Parameters are the symbols the block arguments bind (``parameters``);
+    other symbols, which mean the same in every call, keep their names.
+    Renaming whole words of the text renames them in types and attributes,
+    and in SSA names spelled after them, alike in both bodies compared.
+    """
     stream = StringIO()
-    Printer(stream=stream).print_region(region)
-    return stream.getvalue()
+    Printer(stream=stream).print_region(body)
+    names = parameters([a.type for a in body.block.args])
+    if not names:
+        return stream.getvalue()
+    canonical = {name: f"{_PLACEHOLDER}{index}" for index, name in enumerate(names)}
+    alternatives = "|".join(map(re.escape, names))
+    word = re.compile(rf"(?<![A-Za-z0-9_])({alternatives})(?![A-Za-z0-9_])")
+    return word.sub(lambda match: canonical[match[1]], stream.getvalue())
 
 
 class GraphImporter(RegionImports):

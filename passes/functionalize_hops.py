@@ -8,13 +8,15 @@ the bodies, add the results that carry changed operands, write those back.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from typing import Protocol
 
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import op_error
+from hopc.ir.substitution import Substitution, is_identity, substitute
 from hopc.passes.functionalize_aliases import AliasState, describe
 from hopc.passes.functionalize_regions import (
     BlockResult,
@@ -27,6 +29,7 @@ from hopc.passes.functionalize_regions import (
     loop_effects,
     single_body_effects,
 )
+from hopc.passes.functionalize_views import ViewStep
 
 
 class Functionalizer(Protocol):
@@ -178,12 +181,38 @@ def _invoke(fn: Functionalizer, op: hop.InvokeSubgraphOp) -> None:
     if subgraph is None:
         raise op_error(op, f"calls unknown subgraph {op.callee}")
     effects = fn.subgraph_effects(subgraph, op)
+    operand_types = [v.type for v in op.inputs]
     new = op
     if len(subgraph.output_types) != len(op.outputs):
         new = hop.InvokeSubgraphOp(operands=[list(op.inputs)],
-                                   result_types=[subgraph.output_types],
+                                   result_types=[subgraph.result_types_for(operand_types)],
                                    properties={"callee": op.callee})
+    effects = _in_caller_terms(effects, subgraph.substitution_for(operand_types))
     apply_effects(fn.state, _replace(op, new), originals, effects, op)
+
+
+def _in_caller_terms(effects: HopEffects, substitution: Substitution) -> HopEffects:
+    """A subgraph's effects at a call that binds its symbols by ``substitution``.
+
+    The views that results are of are rewritten in the caller's symbols
+    (Note [subgraph symbols]); the layouts of results, known inside the body
+    over its own symbols, become unknown (Note [reshape aliasing]).
+    """
+    if is_identity(substitution):
+        return effects
+    sources = {k: replace(source, steps=tuple(_substituted(s, substitution) for s in source.steps))
+               for k, source in effects.result_sources.items()}
+    return replace(effects, result_sources=sources, layouts={})
+
+
+def _substituted(step: ViewStep, substitution: Substitution) -> ViewStep:
+    def properties(values: dict[str, Attribute]) -> dict[str, Attribute]:
+        return {name: substitute(value, substitution) for name, value in values.items()}
+
+    return replace(step, copy_properties=properties(step.copy_properties),
+                   inverse_properties=properties(step.inverse_properties),
+                   input_type=substitute(step.input_type, substitution),
+                   result_type=substitute(step.result_type, substitution))
 
 
 HOP_FUNCTIONALIZERS: dict[type[Operation], Callable[[Functionalizer, Operation], None]] = {

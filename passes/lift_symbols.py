@@ -3,12 +3,16 @@
 Invariant after the pass (the symbol-closed level): every shape symbol that a
 region uses is bound by that region (Note [where a symbol is bound] in
 ``lift_symbols_analysis``): by a ``!hop.symint<s>`` block argument, by an op
-of the region that defines it, or, in a ``func.func`` body, by the shapes of
-its arguments. Each region gets one argument per symbol it lacks, after its
-original arguments, in the order first needed (Note [lifted symbol
-ordering]); its HOP passes the enclosing block's binding of the symbol, lifted
-in turn into that block where it is free there, up to the function. This is
-PyTorch's lifting of free symbols of HOP subgraphs (PR 138363) as an IR pass.
+of the region that defines it, or, in a ``func.func`` or ``hop.subgraph``
+body, by the shapes of its arguments. Each region gets one argument per
+symbol it lacks, after its original arguments, in the order first needed
+(Note [lifted symbol ordering]); its HOP passes the enclosing block's binding
+of the symbol, lifted in turn into that block where it is free there, up to
+the function. This is PyTorch's lifting of free symbols of HOP subgraphs (PR
+138363) as an IR pass. A subgraph, parametric in the symbols its arguments
+bind (Note [subgraph symbols] in ``hopc.dialects.hop``), gets arguments only
+for the other symbols it uses, which mean the same at every call; each call
+passes its own binding of them.
 
 Assumes a verified module at the captured or functional level whose backed
 symbols are whole dimensions of the entry function's arguments. A symbol that
@@ -48,6 +52,7 @@ from hopc.ir.types import SymIntType
 from hopc.passes.hop_operands import append_to_last_operand_group
 from hopc.passes.lift_symbols_analysis import (
     Key,
+    binds_by_shape,
     free_keys,
     is_captured_scalar,
     plain_symbol,
@@ -102,7 +107,7 @@ class _Bindings:
         for arg in region.block.args:
             if (name := plain_symbol(arg.type)) is not None:
                 bindings.values.setdefault(name, arg)
-            elif isinstance(region.parent_op(), FuncOp):
+            elif binds_by_shape(region):
                 bindings.note_dimensions(arg)
         return bindings
 

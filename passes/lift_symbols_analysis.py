@@ -9,12 +9,14 @@ ATen size list, at any depth of nesting in arrays and dictionaries). A region *b
 
 - by a block argument of type ``!hop.symint<s>`` (the plain symbol, not an
   expression over it);
-- in a ``func.func`` body only: also by an argument whose tensor type has
-  ``s`` as a whole dimension. The caller's tensors carry the sizes, so the
-  entry function is the one region whose tensor arguments bind symbols;
-  HOP regions never do, and get ``!hop.symint`` arguments instead, as PyTorch
-  lifts free symbols of HOP subgraphs even where a placeholder's shape holds
-  them;
+- in a ``func.func`` or ``hop.subgraph`` body only: also by an argument
+  whose tensor type has ``s`` as a whole dimension. The caller's tensors
+  carry the sizes, so the entry function and the shared subgraphs, which
+  are parametric in the symbols their arguments bind (Note [subgraph
+  symbols] in ``hopc.dialects.hop``), are the regions whose tensor arguments
+  bind symbols; the regions of other HOPs never do, and get ``!hop.symint``
+  arguments instead, as PyTorch lifts free symbols of HOP subgraphs even
+  where a placeholder's shape holds them;
 - by definition: the first use of a symbol that is not declared ``backed``
   is a result of an op directly in the block, whose type is
   ``!hop.symint<s>`` (``hop.item``) or a tensor with ``s`` as a whole
@@ -56,6 +58,7 @@ from functools import lru_cache
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute, Region, SSAValue
 
+from hopc.dialects.hop import SubgraphOp
 from hopc.ir.types import Dim, ExprAttr, SymBoolType, SymIntType, TensorType, dim_symbols
 
 Key = str | SSAValue
@@ -122,10 +125,16 @@ def _defines(type_: Attribute, name: str) -> bool:
     return plain_symbol(type_) == name or any(dim == name for _, dim in whole_dimensions(type_))
 
 
+def binds_by_shape(region: Region) -> bool:
+    """Whether ``region``'s tensor arguments bind their whole dimensions: a function's or
+    a subgraph's body (Note [where a symbol is bound])."""
+    return isinstance(region.parent_op(), FuncOp | SubgraphOp)
+
+
 def argument_bindings(region: Region) -> set[str]:
     """The symbols a region's block arguments bind (Note [where a symbol is bound])."""
     bound = {name for arg in region.block.args if (name := plain_symbol(arg.type))}
-    if isinstance(region.parent_op(), FuncOp):
+    if binds_by_shape(region):
         bound |= {name for arg in region.block.args for _, name in whole_dimensions(arg.type)}
     return bound
 

@@ -176,6 +176,49 @@ func.func @f(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
     assert subgraph.input_types == subgraph.output_types == [TensorType((4,), F32)]
 
 
+_SHARED_SUBGRAPH = """
+hop.symbol @s0 backed [2, oo]
+hop.symbol @s1 backed [2, oo]
+hop.subgraph @pair {
+^bb0(%a: !hop.tensor<[s0], f32>, %b: !hop.tensor<[s0], f32>):
+  %r = aten.cat([%a, %b]) : (!hop.tensor<[s0], f32>, !hop.tensor<[s0], f32>) -> !hop.tensor<[2*s0], f32>
+  hop.yield %r : !hop.tensor<[2*s0], f32>
+}
+func.func @f(%x: !hop.tensor<[s1], f32>, %y: !hop.tensor<[SIZE], f32>) {
+  %r = hop.invoke_subgraph @pair(%x, %y) : (!hop.tensor<[s1], f32>, !hop.tensor<[SIZE], f32>) -> RESULT
+  func.return
+}
+"""
+"""Calls ``@pair`` (over s0) with operands of sizes s1 and SIZE, declaring RESULT."""
+
+
+def _pair_call(size: str, result: str) -> ModuleOp:
+    return parse_module(_SHARED_SUBGRAPH.replace("SIZE", size).replace("RESULT", result))
+
+
+def test_invoke_subgraph_binds_the_subgraph_symbols_to_the_callers():
+    module = _pair_call("s1", "!hop.tensor<[2*s1], f32>")
+    verify_module(module)
+    (call,) = _ops(module, "hop.invoke_subgraph")
+    subgraph = call.subgraph()
+    operand_types = [v.type for v in call.inputs]
+    assert subgraph.substitution_for(operand_types) == {"s0": "s1"}
+    assert subgraph.result_types_for(operand_types) == [TensorType(("2*s1",), F32)]
+
+
+def test_invoke_subgraph_rejects_two_bindings_of_one_symbol():
+    with pytest.raises(HopcError, match="operands bind symbol s0 of @pair inconsistently: "
+                                        "operand #0 %x to s1, operand #1 %y to 4"):
+        verify_module(_pair_call("4", "!hop.tensor<[2*s1], f32>"))
+
+
+def test_invoke_subgraph_result_is_the_yield_under_the_binding():
+    with pytest.raises(HopcError, match=r"results of @pair under s0 -> s1: result #0 %r has type "
+                                        r"!hop.tensor<\[2\*s0\], f32>, expected "
+                                        r"!hop.tensor<\[2\*s1\], f32>"):
+        verify_module(_pair_call("s1", "!hop.tensor<[2*s0], f32>"))
+
+
 def test_symbol_range_with_infinite_bounds():
     assert SymbolOp("s0", "backed", 2).value_range == (2, None)
     assert SymbolOp("u0", "unbacked").value_range == (None, None)

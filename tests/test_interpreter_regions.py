@@ -171,6 +171,31 @@ def test_invoke_subgraph_twice_shares_one_body():
     torch.testing.assert_close(second, y * y)
 
 
+SCALED_BY_SIZES = """
+hop.symbol @s1 backed [2, oo]
+hop.subgraph @scaled {
+^bb0(%a: !hop.tensor<[s0], f32>):
+  %m = aten.mul.Scalar(%a) {other = #hop.expr<s0>} : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+  %n = aten.mul.Scalar(%m) {other = #hop.expr<s1>} : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+  hop.yield %n : !hop.tensor<[s0], f32>
+}
+func.func @forward(%x: !hop.tensor<[s0], f32>, %y: !hop.tensor<[s1], f32>) -> (!hop.tensor<[s0], f32>, !hop.tensor<[s1], f32>) {
+  %r0 = hop.invoke_subgraph @scaled(%x) : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+  %r1 = hop.invoke_subgraph @scaled(%y) : (!hop.tensor<[s1], f32>) -> !hop.tensor<[s1], f32>
+  func.return %r0, %r1 : !hop.tensor<[s0], f32>, !hop.tensor<[s1], f32>
+}"""
+"""``@scaled`` multiplies by its parameter s0 and by s1, which it does not bind."""
+
+
+def test_invoke_subgraph_binds_its_parameters_afresh_at_each_call():
+    # The second call binds the subgraph's s0 to y's size 5, shadowing the caller's s0 = 3;
+    # s1 is no parameter and reads the caller's binding, 5, in both calls.
+    x, y = torch.randn(3), torch.randn(5)
+    first, second = run(SCALED_BY_SIZES, x, y)
+    torch.testing.assert_close(first, x * 3 * 5)
+    torch.testing.assert_close(second, y * 5 * 5)
+
+
 def test_cond_inside_while_inside_wrap():
     # wrap { while i < 4: acc = acc + 1 if i is even else acc * 2; i += 1 }
     i, acc = torch.tensor(0), torch.ones(2)

@@ -2,6 +2,7 @@
 # nested_compile_region -> hop.invoke_subgraph: every call of one region shares one hop.subgraph.
 
 import torch
+from torch.export import Dim
 
 import hopc
 from lit_helpers import run
@@ -44,3 +45,29 @@ def called_once_stays_a_region():
 # CHECK-LABEL: TEST: called_once_stays_a_region
 # CHECK:       hop.subgraph
 # CHECK:       hop.invoke_subgraph
+
+
+@torch.compiler.nested_compile_region
+def scaled(a, n):
+    return a.reshape(-1) * n
+
+
+@run
+def calls_of_different_sizes_share_one_subgraph():
+    def program(x, y):
+        return scaled(x, y.size(0)) + 1, scaled(y, x.size(0))
+
+    print(hopc.capture(program, (torch.randn(4, 3), torch.randn(5, 3)),
+                       dynamic_shapes=({0: Dim("a")}, {0: Dim("b")})))
+
+
+# One subgraph over the symbols its arguments bind (Note [subgraph symbols]);
+# each call binds them to its own sizes, the second swapping the two.
+# CHECK-LABEL: TEST: calls_of_different_sizes_share_one_subgraph
+# CHECK:       hop.subgraph @[[SUB:.*]] {
+# CHECK-NEXT:  ^bb0(%{{.*}}: !hop.tensor<[[[A:s[0-9]+]], 3], f32>, %{{.*}}: !hop.symint<[[B:s[0-9]+]]>):
+# CHECK:         hop.yield %{{.*}} : !hop.tensor<[3*[[A]]], f32>
+# CHECK-NEXT:  }
+# CHECK-NOT:   hop.subgraph
+# CHECK:       hop.invoke_subgraph @[[SUB]](%x, %{{.*}}) : (!hop.tensor<[[[A]], 3], f32>, !hop.symint<[[B]]>) -> !hop.tensor<[3*[[A]]], f32>
+# CHECK:       hop.invoke_subgraph @[[SUB]](%y, %{{.*}}) : (!hop.tensor<[[[B]], 3], f32>, !hop.symint<[[A]]>) -> !hop.tensor<[3*[[B]]], f32>

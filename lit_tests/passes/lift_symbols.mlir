@@ -365,31 +365,65 @@ func.func @map_additional(%xs: !hop.tensor<[s0, s1], f32>, %v: !hop.tensor<[s2],
 
 // -----
 
-// A shared subgraph lifts s0 once; both call sites pass their own binding
-// (the function's hop.sym_size, the wrap's lifted argument).
+// A subgraph binds the symbols of its tensor arguments, as a function does
+// (Note [subgraph symbols]): nothing is lifted for s0, and the calls at sizes
+// s0 and s1 pass nothing extra. The wrap inside the subgraph gets s0 from a
+// hop.sym_size of the subgraph's own argument.
 // CHECK:         hop.subgraph @double {
-// CHECK-NEXT:    ^bb0(%{{.*}}: !hop.tensor<[s0], f32>, %{{.*}}: !hop.symint<s0>):
+// CHECK-NEXT:    ^bb0(%[[A:[^:]*]]: !hop.tensor<[s0], f32>):
+// CHECK-NEXT:      %[[S0:.*]] = hop.sym_size %[[A]][0] : !hop.tensor<[s0], f32> -> !hop.symint<s0>
+// CHECK-NEXT:      hop.wrap(%[[A]], %[[S0]]) : (!hop.tensor<[s0], f32>, !hop.symint<s0>) -> !hop.tensor<[s0], f32> {
 // CHECK-LABEL: func.func @subgraph_calls
-// CHECK-NEXT:    %[[S0:.*]] = hop.sym_size
-// CHECK-NEXT:    hop.invoke_subgraph @double(%{{.*}}, %[[S0]]) : (!hop.tensor<[s0], f32>, !hop.symint<s0>) -> !hop.tensor<[s0], f32>
-// CHECK-NEXT:    hop.wrap(%{{.*}}, %[[S0]])
-// CHECK-NEXT:    ^bb0(%{{.*}}: !hop.tensor<[s0], f32>, %[[W0:.*]]: !hop.symint<s0>):
-// CHECK-NEXT:    hop.invoke_subgraph @double(%{{.*}}, %[[W0]])
+// CHECK-NEXT:    %[[S1:.*]] = hop.sym_size %{{.*}}[0] : !hop.tensor<[s1], f32> -> !hop.symint<s1>
+// CHECK-NEXT:    hop.invoke_subgraph @double(%{{[^,]*}}) : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+// CHECK-NEXT:    hop.wrap(%{{.*}}, %[[S1]])
+// CHECK-NEXT:    ^bb0(%{{.*}}: !hop.tensor<[s1], f32>, %{{.*}}: !hop.symint<s1>):
+// CHECK-NEXT:    hop.invoke_subgraph @double(%{{[^,]*}}) : (!hop.tensor<[s1], f32>) -> !hop.tensor<[s1], f32>
 
 hop.symbol @s0 backed [2, oo]
+hop.symbol @s1 backed [2, oo]
 hop.subgraph @double {
 ^bb0(%a: !hop.tensor<[s0], f32>):
-  %d = aten.add.Tensor(%a, %a) : (!hop.tensor<[s0], f32>, !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
-  hop.yield %d : !hop.tensor<[s0], f32>
-}
-func.func @subgraph_calls(%x: !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> {
-  %r0 = hop.invoke_subgraph @double(%x) : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
-  %r1 = hop.wrap(%r0) : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> {
-  ^bb0(%a: !hop.tensor<[s0], f32>):
-    %r2 = hop.invoke_subgraph @double(%a) : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
-    hop.yield %r2 : !hop.tensor<[s0], f32>
+  %w = hop.wrap(%a) : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> {
+  ^bb0(%b: !hop.tensor<[s0], f32>):
+    %d = aten.add.Tensor(%b, %b) : (!hop.tensor<[s0], f32>, !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+    hop.yield %d : !hop.tensor<[s0], f32>
   }
-  func.return %r1 : !hop.tensor<[s0], f32>
+  hop.yield %w : !hop.tensor<[s0], f32>
+}
+func.func @subgraph_calls(%x: !hop.tensor<[s0], f32>, %y: !hop.tensor<[s1], f32>) -> (!hop.tensor<[s0], f32>, !hop.tensor<[s1], f32>) {
+  %r0 = hop.invoke_subgraph @double(%x) : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+  %r1 = hop.wrap(%y) : (!hop.tensor<[s1], f32>) -> !hop.tensor<[s1], f32> {
+  ^bb0(%a: !hop.tensor<[s1], f32>):
+    %r2 = hop.invoke_subgraph @double(%a) : (!hop.tensor<[s1], f32>) -> !hop.tensor<[s1], f32>
+    hop.yield %r2 : !hop.tensor<[s1], f32>
+  }
+  func.return %r0, %r1 : !hop.tensor<[s0], f32>, !hop.tensor<[s1], f32>
+}
+
+// -----
+
+// A symbol that a subgraph uses but its arguments do not bind (s1, in an
+// attribute) means the same at every call: it is lifted once, and each call,
+// whatever size it binds s0 to, passes its own binding of s1.
+// CHECK:         hop.subgraph @scale {
+// CHECK-NEXT:    ^bb0(%{{.*}}: !hop.tensor<[s0], f32>, %{{.*}}: !hop.symint<s1>):
+// CHECK-LABEL: func.func @subgraph_free_symbol
+// CHECK-NEXT:    %[[S1:.*]] = hop.sym_size %{{.*}}[0] : !hop.tensor<[s1], f32> -> !hop.symint<s1>
+// CHECK-NEXT:    hop.invoke_subgraph @scale(%{{.*}}, %[[S1]]) : (!hop.tensor<[s0], f32>, !hop.symint<s1>) -> !hop.tensor<[s0], f32>
+// CHECK-NEXT:    hop.invoke_subgraph @scale(%{{.*}}, %[[S1]]) : (!hop.tensor<[s1], f32>, !hop.symint<s1>) -> !hop.tensor<[s1], f32>
+
+hop.symbol @s0 backed [2, oo]
+hop.symbol @s1 backed [2, oo]
+hop.subgraph @scale {
+^bb0(%a: !hop.tensor<[s0], f32>):
+  %m = aten.mul.Scalar(%a) {other = #hop.expr<s1>} : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+  hop.yield %m : !hop.tensor<[s0], f32>
+}
+func.func @subgraph_free_symbol(%x: !hop.tensor<[s0], f32>, %y: !hop.tensor<[s1], f32>) -> (!hop.tensor<[s0], f32>, !hop.tensor<[s1], f32>) {
+  %r0 = hop.invoke_subgraph @scale(%x) : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+  %r1 = hop.invoke_subgraph @scale(%y) : (!hop.tensor<[s1], f32>) -> !hop.tensor<[s1], f32>
+  func.return %r0, %r1 : !hop.tensor<[s0], f32>, !hop.tensor<[s1], f32>
 }
 
 // -----

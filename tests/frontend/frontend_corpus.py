@@ -158,6 +158,18 @@ def invoke_subgraph_twice():
     return program
 
 
+@torch.compiler.nested_compile_region
+def _sized_region(a, n):
+    return a.reshape(-1).sin() * n
+
+
+def invoke_subgraph_sizes():
+    """Two calls of one region at different dynamic sizes: one subgraph, bound per call."""
+    def program(x, y):
+        return _sized_region(x, y.size(0)) + 1, _sized_region(y, x.size(0))
+    return program
+
+
 def nested_hops():
     """A while loop whose body holds a cond; a checkpoint holding a wrap; a map holding a cond."""
     def program(x, w):
@@ -269,6 +281,9 @@ CASES = [
     Case("checkpointed", Checkpointed, _sets((2, 4)), ops=["hop.checkpoint"]),
     Case("invoke_subgraph_twice", invoke_subgraph_twice, _sets((2, 3), (2, 3), (3, 3)),
          ops=["hop.invoke_subgraph", "hop.subgraph"]),
+    Case("invoke_subgraph_sizes", invoke_subgraph_sizes,
+         [_seeded(0, (4, 3), (5, 3)), _seeded(1, (6, 3), (2, 3)), _seeded(2, (3, 3), (7, 3))],
+         ({0: Dim("a")}, {0: Dim("b")}), ops=["hop.invoke_subgraph", "hop.subgraph"]),
     Case("nested_hops", nested_hops, _sets((2, 3), (3, 3), count=4),
          ops=["hop.while", "hop.cond", "hop.checkpoint", "hop.wrap", "hop.map"]),
     Case("constants_in_bodies", constants_in_bodies, _sets((3,), count=4),

@@ -240,6 +240,55 @@ func.func @invoke_result_type_mismatch(%x: !hop.tensor<[4], f32>) {
 
 // -----
 
+// Both operands bind the subgraph's s0, one to s1 and one to 4: no single
+// substitution makes the call (Note [subgraph symbols]).
+hop.symbol @s0 backed [2, oo]
+hop.symbol @s1 backed [2, oo]
+hop.subgraph @add {
+^bb0(%a: !hop.tensor<[s0], f32>, %b: !hop.tensor<[s0], f32>):
+  %r = aten.add.Tensor(%a, %b) : (!hop.tensor<[s0], f32>, !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+  hop.yield %r : !hop.tensor<[s0], f32>
+}
+func.func @invoke_binds_inconsistently(%x: !hop.tensor<[s1], f32>, %y: !hop.tensor<[4], f32>) {
+  // expected-error @+1 {{'hop.invoke_subgraph' op operands bind symbol s0 of @add inconsistently: operand #0 %x to s1, operand #1 %y to 4}}
+  %r = hop.invoke_subgraph @add(%x, %y) : (!hop.tensor<[s1], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[s1], f32>
+  func.return
+}
+
+// -----
+
+// The call binds s0 to s1, so the result is 2*s1, not the subgraph's own 2*s0.
+hop.symbol @s0 backed [2, oo]
+hop.symbol @s1 backed [2, oo]
+hop.subgraph @twice {
+^bb0(%a: !hop.tensor<[s0], f32>):
+  %r = aten.cat([%a, %a]) : (!hop.tensor<[s0], f32>, !hop.tensor<[s0], f32>) -> !hop.tensor<[2*s0], f32>
+  hop.yield %r : !hop.tensor<[2*s0], f32>
+}
+func.func @invoke_result_not_substituted(%x: !hop.tensor<[s1], f32>) {
+  // expected-error @+1 {{'hop.invoke_subgraph' op results of @twice under s0 -> s1: result #0 %y has type !hop.tensor<[2*s0], f32>, expected !hop.tensor<[2*s1], f32>}}
+  %y = hop.invoke_subgraph @twice(%x) : (!hop.tensor<[s1], f32>) -> !hop.tensor<[2*s0], f32>
+  func.return
+}
+
+// -----
+
+// s0 is only part of a dimension (2*s0), so the argument does not bind it:
+// the subgraph is not parametric in it, and the operand must be 2*s0 itself.
+hop.symbol @s0 backed [2, oo]
+hop.symbol @s1 backed [2, oo]
+hop.subgraph @even {
+^bb0(%a: !hop.tensor<[2*s0], f32>):
+  hop.yield %a : !hop.tensor<[2*s0], f32>
+}
+func.func @invoke_compound_is_not_a_parameter(%x: !hop.tensor<[2*s1], f32>) {
+  // expected-error @+1 {{'hop.invoke_subgraph' op operands of @even: operand #0 %x has type !hop.tensor<[2*s1], f32>, expected !hop.tensor<[2*s0], f32>}}
+  %y = hop.invoke_subgraph @even(%x) : (!hop.tensor<[2*s1], f32>) -> !hop.tensor<[2*s1], f32>
+  func.return
+}
+
+// -----
+
 // The size of dim 1 is 4, not s0.
 hop.symbol @s0 backed [2, oo]
 func.func @sym_size_wrong_result(%x: !hop.tensor<[s0, 4], f32>) {

@@ -279,6 +279,33 @@ func.func @invoke_subgraph(%x: !hop.tensor<[8], f32>, %y: !hop.tensor<[8], f32>)
 
 // -----
 
+// One subgraph over s0 serves calls of other sizes: each call binds s0 to its
+// operand's size (s1, 4, 2*s1) and its results are the yields' types under
+// that binding (Note [subgraph symbols]); n binds s1 in the first call and
+// s0 in the second.
+// CHECK-LABEL: func.func @invoke_subgraph_at_sizes
+// CHECK:         %p = hop.invoke_subgraph @flatten(%x, %n) : (!hop.tensor<[s1, 3], f32>, !hop.symint<s0>) -> !hop.tensor<[s0 + 3*s1], f32>
+// CHECK-NEXT:    %q = hop.invoke_subgraph @flatten(%c, %m) : (!hop.tensor<[4, 3], f32>, !hop.symint<s1>) -> !hop.tensor<[s1 + 12], f32>
+// CHECK-NEXT:    %r = hop.invoke_subgraph @flatten(%d, %m) : (!hop.tensor<[2*s1, 3], f32>, !hop.symint<s1>) -> !hop.tensor<[7*s1], f32>
+// GENERIC:       %p = "hop.invoke_subgraph"(%x, %n) <{callee = @flatten}> : (!hop.tensor<[s1, 3], f32>, !hop.symint<s0>) -> !hop.tensor<[s0 + 3*s1], f32>
+hop.symbol @s0 backed [2, oo]
+hop.symbol @s1 backed [2, oo]
+hop.subgraph @flatten {
+^bb0(%a: !hop.tensor<[s0, 3], f32>, %k: !hop.symint<s1>):
+  %flat = aten.reshape(%a) {shape = [-1 : i64]} : (!hop.tensor<[s0, 3], f32>) -> !hop.tensor<[3*s0], f32>
+  %pad = aten.zeros() {size = [#hop.expr<s1>]} : () -> !hop.tensor<[s1], f32>
+  %cat = aten.cat([%flat, %pad]) : (!hop.tensor<[3*s0], f32>, !hop.tensor<[s1], f32>) -> !hop.tensor<[3*s0 + s1], f32>
+  hop.yield %cat : !hop.tensor<[3*s0 + s1], f32>
+}
+func.func @invoke_subgraph_at_sizes(%x: !hop.tensor<[s1, 3], f32>, %n: !hop.symint<s0>, %c: !hop.tensor<[4, 3], f32>, %m: !hop.symint<s1>, %d: !hop.tensor<[2*s1, 3], f32>) {
+  %p = hop.invoke_subgraph @flatten(%x, %n) : (!hop.tensor<[s1, 3], f32>, !hop.symint<s0>) -> !hop.tensor<[s0 + 3*s1], f32>
+  %q = hop.invoke_subgraph @flatten(%c, %m) : (!hop.tensor<[4, 3], f32>, !hop.symint<s1>) -> !hop.tensor<[s1 + 12], f32>
+  %r = hop.invoke_subgraph @flatten(%d, %m) : (!hop.tensor<[2*s1, 3], f32>, !hop.symint<s1>) -> !hop.tensor<[7*s1], f32>
+  func.return
+}
+
+// -----
+
 // Symbol declarations with their ranges, and every op on symbolic integers;
 // result expressions are in canonical form.
 // CHECK:       hop.symbol @s0 backed [2, oo]
