@@ -6,8 +6,10 @@ import contextlib
 import io
 import random
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -135,6 +137,45 @@ def test_passes_run_from_flags_and_from_the_pipeline(tmp_path):  # noqa: ANN001
     by_pipeline = run(path, "--pass-pipeline=builtin.module(canonicalize,cse)")
     assert by_flags.returncode == by_pipeline.returncode == 0
     assert by_flags.stdout == by_pipeline.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--no-such-flag", "-"], "unknown command line argument '--no-such-flag'"),
+    (["--canon", "-"], "unknown command line argument '--canon'"),  # no abbreviations
+    (["--time-passes", "-"], "unknown command line argument '--time-passes'"),  # xdsl-opt's
+    (["-", "extra.mlir"], "more than one input file: 'extra.mlir'"),
+    (["-o"], "argument -o/--output-file: expected one argument"),
+])
+def test_a_bad_command_line_is_one_line_with_a_hint_and_exit_1(args, message):  # noqa: ANN001
+    result = run(*args, stdin=VALID.encode())
+    assert result.returncode == 1
+    assert result.stderr.decode() == f"hopc-opt: error: {message}; see 'hopc-opt --help'\n"
+
+
+def test_split_input_file_goes_on_past_a_failing_chunk(tmp_path):  # noqa: ANN001
+    text = ("func.func @a() {\n  func.return\n}\n// -----\nfunc.func @b( {\n// -----\n"
+            "func.func @c() {\n  func.return\n}\n")
+    path = write(tmp_path, "split.mlir", text)
+    result = run(str(path), "--split-input-file", "-o", str(tmp_path / "out.mlir"))
+    assert result.returncode == 1
+    assert result.stderr.decode() == f"{path}:5:15: error: Expected argument or type\n"
+    assert not (tmp_path / "out.mlir").exists()
+    first, failed, third = run(str(path), "--split-input-file").stdout.decode().split("// -----\n")
+    assert ("@a" in first, failed, "@c" in third) == (True, "", True)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc")
+def test_an_interrupt_ends_the_process_by_sigint_without_a_traceback():
+    process = subprocess.Popen([*COMMAND, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    threads = Path(f"/proc/{process.pid}/task")
+    deadline = time.monotonic() + 120
+    while len(list(threads.iterdir())) < 2:  # until the driver thread waits for stdin
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert (process.returncode, stderr) == (-signal.SIGINT, b"")
 
 
 # --------------------------------------------------------------------------- malformed input

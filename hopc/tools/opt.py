@@ -15,32 +15,43 @@ Python's cyclic collector finds nothing to free, but it walks the growing IR
 again and again while the parser builds it: 15-20% of the time of parsing a
 large module, growing with its size (bench/RESULTS.md). ``main`` turns it off
 while it runs.
+
+``main`` also runs the driver on a thread with a large stack and a recursion
+limit that fit the deepest nesting the parser accepts (Note [deep nesting] in
+``hopc.ir.parse``), and restores both when it returns.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
 import re
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from io import StringIO
+from typing import NoReturn
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ArgSpecParseError
-from xdsl.xdsl_opt_main import xDSLOptMain
+from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
 from hopc import passes
 from hopc.ir.context import make_context
 from hopc.ir.diagnostics import HopcError, Location
-from hopc.ir.parse import parse_module
+from hopc.ir.parse import MAX_REGION_NESTING, RECURSION_PER_NESTED_REGION, parse_module
 from hopc.ir.verify import verify_module
 from hopc.tools import expected_diagnostics
 
 SPLIT_MARKER = "// -----"
 _SPLIT_LINE = re.compile(r"^// -----[ \t]*$", re.MULTILINE)
+_THREAD_STACK_BYTES = 256 << 20
+"""The driver thread's stack: 8 MiB was measured to parse, verify and print
+3000 levels of nesting, 3x ``MAX_REGION_NESTING``; memory is committed only as used."""
 
 
 class ToolError(Exception):
@@ -53,6 +64,8 @@ class HopcOptMain(xDSLOptMain):
     version_format = "hopc-opt (hopc 0.1.0), built on xDSL {xdsl_version}"
 
     def __init__(self, args: Sequence[str] | None = None):
+        arguments = sys.argv[1:] if args is None else args
+        self._help_requested = "-h" in arguments or "--help" in arguments
         super().__init__(description="hopc modular optimizer driver", args=args)
 
     # ----------------------------------------------------------------- registration
@@ -65,15 +78,43 @@ class HopcOptMain(xDSLOptMain):
             self.register_pass(name, factory)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
-        super().register_all_arguments(arg_parser)
-        group = arg_parser.add_argument_group("passes (run in the order given)")
-        for name in passes.PASS_CLASSES:
-            group.add_argument(f"--{name}", dest="pass_flags", action="append_const",
-                               const=name, help=passes.summary(name) if _wants_help() else None)
-        arg_parser.add_argument("--pass-pipeline", default="",
-                                help="passes as 'builtin.module(p1,p2{opt=v})' or 'p1,p2'")
+        """The flags hopc-opt honours, and only those (xdsl-opt's others are unknown).
+
+        As in mlir-opt, a flag is written in full (no argparse abbreviations),
+        and a bad command line is one line on stderr with exit status 1.
+        """
+        arg_parser.allow_abbrev = False
+        arg_parser.error = _usage_error  # type: ignore[method-assign]
+        arg_parser.set_defaults(target="mlir", syntax_highlight=False)  # read by xDSLOptMain
+        arg_parser.add_argument("input_file", nargs="?", default="-",
+                                help="the input file; '-' (the default) reads stdin")
+        arg_parser.add_argument("-o", "--output-file",
+                                help="write the output to this file (only if all went well)")
+        arg_parser.add_argument("--split-input-file", action="store_true",
+                                help="process each '// -----' separated chunk as a module")
+        arg_parser.add_argument("--verify-diagnostics", action="store_true",
+                                help="check the errors against '// expected-error {{...}}' "
+                                     "annotations in the input")
+        arg_parser.add_argument("--print-op-generic", action="store_true",
+                                help="print ops in the generic form")
+        arg_parser.add_argument("--print-debuginfo", action="store_true",
+                                help="print each op's location")
         arg_parser.add_argument("--print-ir-after-all", action="store_true",
                                 help="print the IR to stderr after every pass")
+        arg_parser.add_argument("--disable-verify", action="store_true",
+                                help="do not verify the module after parsing and each pass")
+        arg_parser.add_argument("--allow-unregistered-dialect", action="store_true",
+                                help="accept ops of dialects hopc does not know")
+        arg_parser.add_argument("-v", "--version", action=VersionAction,
+                                version_format=self.version_format,
+                                help="print the version and exit")
+        arg_parser.add_argument("--pass-pipeline", default="",
+                                help="passes as 'builtin.module(p1,p2{opt=v})' or 'p1,p2'")
+        arg_parser.add_argument("-p", "--passes", default="", help="passes as 'p1,p2'")
+        group = arg_parser.add_argument_group("passes (run in the order given)")
+        for name in passes.PASS_CLASSES:
+            group.add_argument(f"--{name}", dest="pass_flags", action="append_const", const=name,
+                               help=passes.summary(name) if self._help_requested else None)
 
     # ----------------------------------------------------------------- pipeline
 
@@ -102,7 +143,12 @@ class HopcOptMain(xDSLOptMain):
     # ----------------------------------------------------------------- running
 
     def run(self) -> None:
-        filename = self.args.input_file or "-"
+        """Processes each chunk, even after one fails, as mlir-opt does.
+
+        The output has one entry per chunk, empty for a chunk that failed; it
+        goes to stdout in any case, to ``-o``'s file only if every chunk passed.
+        """
+        filename = self.args.input_file
         text = _read_input(filename)
         display_name = "<stdin>" if filename == "-" else filename
         outputs: list[str] = []
@@ -112,18 +158,18 @@ class HopcOptMain(xDSLOptMain):
                 outputs.append(self._process(chunk, display_name, line_offset))
                 produced: list[HopcError] = []
             except HopcError as error:
+                outputs.append("")
                 produced = [error]
             if self.args.verify_diagnostics:
-                expected = expected_diagnostics.expectations(chunk, line_offset)
+                expected = expected_diagnostics.expectations(chunk, line_offset, display_name)
                 failures += expected_diagnostics.check(expected, produced, display_name)
             else:
                 failures += [error.format(display_name) for error in produced]
-                if produced:
-                    break
+        if not (failures and self.args.output_file):
+            self._write(f"{SPLIT_MARKER}\n".join(outputs))
         if failures:
             sys.stderr.write("\n".join(failures) + "\n")
             raise SystemExit(1)
-        self._write(f"{SPLIT_MARKER}\n".join(outputs))
 
     def _process(self, chunk: str, filename: str, line_offset: int) -> str:
         module = parse_module(chunk, self.ctx, filename=filename, line_offset=line_offset)
@@ -150,8 +196,13 @@ class HopcOptMain(xDSLOptMain):
                             f"{error.strerror}") from None
 
 
-def _wants_help() -> bool:
-    return "-h" in sys.argv or "--help" in sys.argv
+def _usage_error(message: str) -> NoReturn:
+    """argparse's complaint about the command line, as one line that names the argument."""
+    if message.startswith("unrecognized arguments: "):
+        first = message.removeprefix("unrecognized arguments: ").split(" ")[0]
+        message = (f"unknown command line argument '{first}'" if first.startswith("-")
+                   and first != "-" else f"more than one input file: '{first}'")
+    raise ToolError(f"{message}; see 'hopc-opt --help'")
 
 
 def _strip_module_anchor(spec: str) -> str:
@@ -205,14 +256,43 @@ def _chunks(text: str, split: bool) -> list[tuple[str, int]]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of the ``hopc-opt`` console script."""
+    """Entry point of the ``hopc-opt`` console script.
+
+    Runs the driver on a thread whose stack and recursion limit fit the
+    deepest nesting the parser accepts (Note [deep nesting] in ``hopc.ir.parse``),
+    with the cyclic collector off (Note [no cyclic collection in hopc-opt]);
+    restores all three when the driver is done, and re-raises its exit. An
+    interrupt (Ctrl-C) ends the process by SIGINT, without a traceback.
+    """
+    outcome: list[BaseException] = []
+
+    def drive() -> None:
+        try:
+            _run(argv)
+        except BaseException as exit_:  # noqa: BLE001 - handed to the main thread
+            outcome.append(exit_)
+
     collecting = gc.isenabled()
-    gc.disable()  # Note [no cyclic collection in hopc-opt]
+    recursion_limit = sys.getrecursionlimit()
+    gc.disable()
+    sys.setrecursionlimit(recursion_limit + MAX_REGION_NESTING * RECURSION_PER_NESTED_REGION)
+    stack_size = threading.stack_size(_THREAD_STACK_BYTES)
     try:
-        _run(argv)
+        driver = threading.Thread(target=drive, name="hopc-opt", daemon=True)
+        driver.start()
+        driver.join()
+    except KeyboardInterrupt:
+        # Die of the interrupt, as mlir-opt does: the driver thread cannot be
+        # stopped, and a normal exit would wait on what it holds (stdin's lock).
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
     finally:
+        threading.stack_size(stack_size)
+        sys.setrecursionlimit(recursion_limit)
         if collecting:
             gc.enable()
+    if outcome:
+        raise outcome[0]
 
 
 def _run(argv: Sequence[str] | None) -> None:
@@ -225,7 +305,7 @@ def _run(argv: Sequence[str] | None) -> None:
     except (ToolError, ValueError, ArgSpecParseError) as error:  # ValueError: a bad pipeline
         sys.stderr.write(f"hopc-opt: error: {error}\n")
         raise SystemExit(1) from None
-    except (KeyboardInterrupt, BrokenPipeError):
+    except BrokenPipeError:
         raise SystemExit(1) from None
     except Exception as error:  # noqa: BLE001 - the promise is: no traceback, ever
         sys.stderr.write(f"hopc-opt: error: internal compiler error: "

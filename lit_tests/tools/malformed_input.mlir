@@ -19,11 +19,12 @@
 // UNKNOWN-OP:      unknown_op.mlir:2:{{[0-9]+}}: error: Operation foo.bar is not registered
 // UNKNOWN-OP-NOT:  Traceback
 
-// A tensor type whose body is cut short: the shape's `]` is missing.
+// A tensor type whose shape's `]` is missing: the error is at the `>` found
+// instead and names where the `[` is.
 // RUN: printf 'hop.parameter @w : !hop.tensor<[4, f32>\n' > %t/bad_type.mlir
 // RUN: not hopc-opt %t/bad_type.mlir 2>&1 | filecheck %s --check-prefix=BAD-TYPE
 // BAD-TYPE-NOT:  Traceback
-// BAD-TYPE:      bad_type.mlir:1:39: error: Unbalanced '>' in dialect symbol body
+// BAD-TYPE:      bad_type.mlir:1:39: error: '[' at 1:32 is not closed: expected ']', found '>'
 // BAD-TYPE-NOT:  Traceback
 
 // A malformed dimension expression points at the fault inside the type.
@@ -40,14 +41,16 @@
 // STRING:      unterminated.mlir:2:43: error: End of file reached before closing string literal.
 // STRING-NOT:  Traceback
 
-// An empty file, or one of comments only, is an empty module, which has no
-// entry function.
+// An empty file, or one of comments or type aliases only, is an empty module
+// (as in MLIR), which has no entry function.
 // RUN: printf '' > %t/empty.mlir
 // RUN: not hopc-opt %t/empty.mlir 2>&1 | filecheck %s --check-prefix=EMPTY
 // RUN: printf '// only a comment\n' > %t/comment_only.mlir
 // RUN: not hopc-opt %t/comment_only.mlir 2>&1 | filecheck %s --check-prefix=EMPTY
+// RUN: printf '!t = !hop.tensor<[4], f32>\n' > %t/aliases_only.mlir
+// RUN: not hopc-opt %t/aliases_only.mlir 2>&1 | filecheck %s --check-prefix=EMPTY
 // EMPTY-NOT:  Traceback
-// EMPTY:      {{empty|comment_only}}.mlir:1:1: error: a hop module needs exactly one public func.func, found 0
+// EMPTY:      {{empty|comment_only|aliases_only}}.mlir:1:1: error: a hop module needs exactly one public func.func, found 0
 // EMPTY-NOT:  Traceback
 
 // Binary junk: the first byte that is not UTF-8 is located.
