@@ -26,6 +26,17 @@ Custom form::
 Effects: an op that mutates an argument (``Tensor(a!)``) or draws random
 numbers writes; every other op only reads its operands (a later in-place op may
 change them, so at the captured level reads are not pure; see ``passes/cse.py``).
+
+Note [undeclared writes]
+~~~~~~~~~~~~~~~~~~~~~~~~
+A few ATen schemas do not declare every write: ``aten.batch_norm`` (and
+``native_batch_norm``, ``_batch_norm_impl_index``, the cudnn/miopen kernels,
+``instance_norm``) update ``running_mean`` and ``running_var`` in place when
+``training`` (``use_input_stats``) is true, though their schemas say
+``Tensor?``, not ``Tensor(a!)?``. ``UNDECLARED_WRITES`` names them;
+``AtenOp.mutated_operands`` includes those operands when the flag is true, and
+such an op writes (``RunningStatsEffect``), so no pass merges, drops or reorders
+it as if it only read.
 """
 
 from __future__ import annotations
@@ -58,7 +69,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects import aten_schema
@@ -66,6 +77,17 @@ from hopc.dialects.aten_schema import Argument, Schema
 from hopc.ir.types import DTYPE_NAME_BY_ELEMENT_TYPE, ExprAttr, NoneAttr, TensorType
 
 _RESERVED_FIELD_NAMES = frozenset(dir(IRDLOperation)) | frozenset(keyword.kwlist)
+
+_RUNNING_STATS = ("running_mean", "running_var")
+UNDECLARED_WRITES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "aten.batch_norm": ("training", _RUNNING_STATS),
+    "aten.native_batch_norm": ("training", _RUNNING_STATS),
+    "aten._batch_norm_impl_index": ("training", _RUNNING_STATS),
+    "aten.cudnn_batch_norm": ("training", _RUNNING_STATS),
+    "aten.miopen_batch_norm": ("training", _RUNNING_STATS),
+    "aten.instance_norm": ("use_input_stats", _RUNNING_STATS),
+}
+"""Op -> (the bool argument that turns the write on, the arguments written): Note [undeclared writes]."""
 
 
 def _field_name(argument_name: str) -> str:
@@ -109,8 +131,20 @@ class AtenOp(IRDLOperation):
         return tuple(a.value.data for a in nones.data)  # type: ignore[attr-defined]
 
     def mutated_operands(self) -> list[SSAValue]:
-        """Operands this op writes to (its ``Tensor(a!)`` arguments)."""
-        return [v for arg, values in self.operand_groups() if arg.is_mutated for v in values]
+        """Operands this op writes to: its ``Tensor(a!)`` arguments and its undeclared writes."""
+        written = self.undeclared_writes()
+        return [v for arg, values in self.operand_groups()
+                if arg.is_mutated or arg.name in written for v in values]
+
+    def undeclared_writes(self) -> tuple[str, ...]:
+        """The arguments this op writes though its schema does not say so (Note [undeclared writes])."""
+        entry = UNDECLARED_WRITES.get(self.SCHEMA.op_name)
+        if entry is None:
+            return ()
+        flag = self.properties.get(entry[0])
+        if not (isinstance(flag, IntegerAttr) and flag.value.data):
+            return ()
+        return tuple(arg.name for arg, values in self.operand_groups() if arg.name in entry[1] and values)
 
     def aliased_operand(self, result_index: int) -> SSAValue | None:
         """The operand whose storage result ``result_index`` shares, if any."""
@@ -355,6 +389,18 @@ _ATTRIBUTE_CHECKS: dict[str, tuple[type, ...]] = {
 
 # ----------------------------------------------------------------- op classes from schemas
 
+_READ_WRITE = frozenset({EffectInstance(MemoryEffectKind.READ), EffectInstance(MemoryEffectKind.WRITE)})
+_READ = frozenset({EffectInstance(MemoryEffectKind.READ)})
+
+
+class RunningStatsEffect(MemoryEffect):
+    """Reads, and writes when the op's flag turns its undeclared writes on (Note [undeclared writes])."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> frozenset[EffectInstance]:
+        return _READ_WRITE if isinstance(op, AtenOp) and op.undeclared_writes() else _READ
+
+
 
 def _operand_field(argument: Argument):  # noqa: ANN202
     if argument.is_tensor_list:
@@ -399,6 +445,8 @@ def make_op_class(schema: Schema) -> type[AtenOp]:
     fields["irdl_options"] = tuple(options)
     writes = schema.is_mutating or schema.is_random
     effects = (MemoryReadEffect(), MemoryWriteEffect()) if writes else (MemoryReadEffect(),)
+    if schema.op_name in UNDECLARED_WRITES:
+        effects = (RunningStatsEffect(),)
     fields["traits"] = traits_def(*effects)
     class_name = "Aten_" + schema.op_name.removeprefix("aten.").replace(".", "_") + "Op"
     return irdl_op_definition(type(class_name, (AtenOp,), fields))

@@ -72,6 +72,7 @@ from hopc.passes.functionalize_hops import HOP_FUNCTIONALIZERS, functionalize_su
 from hopc.passes.functionalize_layout import LayoutRules
 from hopc.passes.functionalize_mutation import VALUE_PRESERVING_IN_PLACE, functionalize_mutation
 from hopc.passes.functionalize_regions import BlockResult, HopEffects, yield_sources
+from hopc.passes.functionalize_running_stats import functionalize_running_stats
 from hopc.passes.functionalize_signature import add_copy_back_results
 
 
@@ -163,6 +164,9 @@ class Functionalizer:
         if isinstance(op, AtenOp):
             if op.name in VALUE_PRESERVING_IN_PLACE:  # only autograd metadata changes
                 self.state.aliases[op.results[0]] = self.state.alias_of(op.operands[0])
+                return True
+            if op.undeclared_writes():
+                functionalize_running_stats(self.state, op)
                 return True
             if op.SCHEMA.is_mutating:
                 functionalize_mutation(self.state, op)

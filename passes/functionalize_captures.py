@@ -29,7 +29,7 @@ _CAPTURING_HOPS = (hop.WrapOp, hop.CheckpointOp, hop.CondOp, hop.WhileOp, hop.Sc
 def make_captures_explicit(module: ModuleOp) -> None:
     """Makes every outer storage that a region changes in place an operand of its HOP."""
     changing_subgraphs = {op for op in module.ops if isinstance(op, hop.SubgraphOp) and any(
-        isinstance(inner, AtenOp) and inner.SCHEMA.is_mutating for inner in op.walk())}
+        isinstance(inner, AtenOp) and inner.mutated_operands() for inner in op.walk())}
     for op in _hops_with_changes(module, changing_subgraphs):
         bases = _changed_outer_bases(op, changing_subgraphs)
         if bases:
@@ -146,7 +146,7 @@ def _base(value: SSAValue, region_op: Operation) -> SSAValue:
 def _changed_values(op: Operation, changing_subgraphs: set[Operation]) -> list[SSAValue]:
     """The operands ``op`` may change in place (all of a call of a subgraph that changes any)."""
     if isinstance(op, AtenOp):
-        return op.mutated_operands() if op.SCHEMA.is_mutating else []
+        return op.mutated_operands()
     if isinstance(op, hop.InvokeSubgraphOp) and op.subgraph() in changing_subgraphs:
         return list(op.inputs)
     return []

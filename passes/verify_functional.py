@@ -28,7 +28,12 @@ from hopc.ir.diagnostics import op_error
 def verify_functional(module: ModuleOp) -> None:
     """Raises a located ``HopcError`` at the first op that mutates or aliases."""
     for op in module.walk():
-        if not isinstance(op, AtenOp) or op.SCHEMA.is_functional:
+        if not isinstance(op, AtenOp):
+            continue
+        if op.undeclared_writes():
+            raise op_error(op, f"changes {', '.join(op.undeclared_writes())} in place (its schema "
+                               "does not say so); the module is not functional (run --functionalize)")
+        if op.SCHEMA.is_functional:
             continue
         if op.SCHEMA.is_mutating:
             names = ", ".join(a.name for a in op.SCHEMA.mutated_arguments)

@@ -174,7 +174,11 @@ def test_an_interrupt_ends_the_process_by_sigint_without_a_traceback():
         assert time.monotonic() < deadline and process.poll() is None
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=120)
+    process.wait(timeout=120)  # stdin stays open: an end of input must not race the signal
+    stderr = process.stderr.read()
+    process.stdin.close()
+    process.stdout.close()
+    process.stderr.close()
     assert (process.returncode, stderr) == (-signal.SIGINT, b"")
 
 

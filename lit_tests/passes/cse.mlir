@@ -208,3 +208,28 @@ func.func @pure_ops_in_regions(%x: !hop.tensor<[s0, 4], f32>) -> (!hop.tensor<[s
 // CHECK:           aten.mul_.Scalar
 // CHECK-NEXT:      %[[D:.*]] = hop.sym_add %[[N]], %[[N]]
 // CHECK-NEXT:      hop.yield %{{.*}}, %[[D]]
+
+// -----
+
+// Batch norm in training mode writes its running statistics: two equal calls
+// both stay (the second sees the first's update). In eval mode they merge.
+func.func @batch_norm_writes(%x: !hop.tensor<[2, 3], f32>, %mean: !hop.tensor<[3], f32>, %var: !hop.tensor<[3], f32>) -> (!hop.tensor<[2, 3], f32>, !hop.tensor<[2, 3], f32>) {
+  %a = aten.batch_norm(%x, none, none, %mean, %var) {training = true, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = true} : (!hop.tensor<[2, 3], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3], f32>
+  %b = aten.batch_norm(%x, none, none, %mean, %var) {training = true, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = true} : (!hop.tensor<[2, 3], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3], f32>
+  func.return %a, %b : !hop.tensor<[2, 3], f32>, !hop.tensor<[2, 3], f32>
+}
+// CHECK-LABEL: func.func @batch_norm_writes
+// CHECK-NEXT:    %[[A:.*]] = aten.batch_norm
+// CHECK-NEXT:    %[[B:.*]] = aten.batch_norm
+// CHECK-NEXT:    func.return %[[A]], %[[B]]
+
+// -----
+
+func.func @batch_norm_eval(%x: !hop.tensor<[2, 3], f32>, %mean: !hop.tensor<[3], f32>, %var: !hop.tensor<[3], f32>) -> (!hop.tensor<[2, 3], f32>, !hop.tensor<[2, 3], f32>) {
+  %a = aten.batch_norm(%x, none, none, %mean, %var) {training = false, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = true} : (!hop.tensor<[2, 3], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3], f32>
+  %b = aten.batch_norm(%x, none, none, %mean, %var) {training = false, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = true} : (!hop.tensor<[2, 3], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3], f32>
+  func.return %a, %b : !hop.tensor<[2, 3], f32>, !hop.tensor<[2, 3], f32>
+}
+// CHECK-LABEL: func.func @batch_norm_eval
+// CHECK-NEXT:    %[[A:.*]] = aten.batch_norm
+// CHECK-NEXT:    func.return %[[A]], %[[A]]

@@ -1,6 +1,7 @@
 // RUN: hopc-opt %s --dce --split-input-file | filecheck %s
 
-// Unused reads go; ops that write (an in-place op, an assert, a random op) stay.
+// Unused reads go; ops that write (an in-place op, an assert, a random op, a
+// batch norm that updates its running statistics) stay.
 hop.symbol @s0 backed [2, oo]
 func.func @effects(%x: !hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32> {
   %dead = aten.exp(%x) : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
@@ -11,6 +12,10 @@ func.func @effects(%x: !hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32> {
   hop.assert %big, "s0 >= 2" : !hop.symbool<Ge(s0, 2)>
   %mutated = aten.mul_.Scalar(%x) {other = 2 : i64} : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
   %noise = aten.bernoulli(%x) : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
+  %mean = aten.zeros() {size = [4]} : () -> !hop.tensor<[4], f32>
+  %var = aten.ones() {size = [4]} : () -> !hop.tensor<[4], f32>
+  %trained = aten.batch_norm(%x, none, none, %mean, %var) {training = true, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = true} : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[s0, 4], f32>
+  %evaluated = aten.batch_norm(%x, none, none, %mean, %var) {training = false, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = true} : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[s0, 4], f32>
   func.return %x : !hop.tensor<[s0, 4], f32>
 }
 // CHECK-LABEL: func.func @effects
@@ -19,6 +24,9 @@ func.func @effects(%x: !hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32> {
 // CHECK:         hop.assert
 // CHECK-NEXT:    aten.mul_.Scalar
 // CHECK-NEXT:    aten.bernoulli
+// CHECK-NEXT:    aten.zeros
+// CHECK-NEXT:    aten.ones
+// CHECK-NEXT:    aten.batch_norm{{.*}}training = true
 // CHECK-NEXT:    func.return
 
 // -----

@@ -482,3 +482,47 @@ func.func @functional(%x: !hop.tensor<[4], f32>, %p: !hop.tensor<[], i1>) -> !ho
   }
   func.return %r : !hop.tensor<[4], f32>
 }
+
+// -----
+
+// Batch norm in training mode updates its running statistics though its schema
+// does not say so: it becomes the functional form PyTorch uses, and the new
+// statistics are copied back. A second call reads the first call's statistics.
+// CHECK-LABEL: func.func @batch_norm_training
+// CHECK-SAME: {hop.copy_back_to = 1 : i64}, !hop.tensor<[3], f32> {hop.copy_back_to = 2 : i64})
+// CHECK: %[[Y:.*]], %{{.*}}, %{{.*}}, %[[M1:.*]], %[[V1:.*]] = aten._native_batch_norm_legit_functional(%x, %w, %b, %mean, %var) {training = true, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64}
+// CHECK-SAME: -> (!hop.tensor<[2, 3, 5], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>)
+// CHECK: %[[Z:.*]], %{{.*}}, %{{.*}}, %[[M2:.*]], %[[V2:.*]] = aten._native_batch_norm_legit_functional(%[[Y]], %w, %b, %[[M1]], %[[V1]])
+// CHECK-NOT: aten.batch_norm
+// CHECK: func.return %[[Z]], %[[M2]], %[[V2]]
+func.func @batch_norm_training(%x: !hop.tensor<[2, 3, 5], f32>, %mean: !hop.tensor<[3], f32>, %var: !hop.tensor<[3], f32>, %w: !hop.tensor<[3], f32>, %b: !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3, 5], f32> {
+  %y = aten.batch_norm(%x, %w, %b, %mean, %var) {training = true, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = true} : (!hop.tensor<[2, 3, 5], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3, 5], f32>
+  %z = aten.batch_norm(%y, %w, %b, %mean, %var) {training = true, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = true} : (!hop.tensor<[2, 3, 5], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3, 5], f32>
+  func.return %z : !hop.tensor<[2, 3, 5], f32>
+}
+
+// -----
+
+// native_batch_norm's three results are the functional form's first three.
+// CHECK-LABEL: func.func @native_batch_norm_training
+// CHECK: %[[Y:.*]], %[[SM:.*]], %[[SI:.*]], %[[M:.*]], %[[V:.*]] = aten._native_batch_norm_legit_functional(%x, none, none, %mean, %var) {training = true
+// CHECK: func.return %[[Y]], %[[SI]], %[[M]], %[[V]]
+func.func @native_batch_norm_training(%x: !hop.tensor<[4, 2], f32>, %mean: !hop.tensor<[2], f32>, %var: !hop.tensor<[2], f32>) -> (!hop.tensor<[4, 2], f32>, !hop.tensor<[2], f32>) {
+  %y, %save_mean, %save_invstd = aten.native_batch_norm(%x, none, none, %mean, %var) {training = true, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64} : (!hop.tensor<[4, 2], f32>, !hop.tensor<[2], f32>, !hop.tensor<[2], f32>) -> (!hop.tensor<[4, 2], f32>, !hop.tensor<[2], f32>, !hop.tensor<[2], f32>)
+  func.return %y, %save_invstd : !hop.tensor<[4, 2], f32>, !hop.tensor<[2], f32>
+}
+
+// -----
+
+// Must not change: batch norm in eval mode, or in training mode without
+// running statistics, writes nothing.
+// CHECK-LABEL: func.func @batch_norm_without_update
+// CHECK-SAME: -> !hop.tensor<[2, 3], f32> {
+// CHECK: aten.batch_norm(%x, none, none, %mean, %var) {training = false
+// CHECK: aten.batch_norm(%e, none, none, none, none) {training = true
+// CHECK-NOT: _native_batch_norm_legit_functional
+func.func @batch_norm_without_update(%x: !hop.tensor<[2, 3], f32>, %mean: !hop.tensor<[3], f32>, %var: !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3], f32> {
+  %e = aten.batch_norm(%x, none, none, %mean, %var) {training = false, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = true} : (!hop.tensor<[2, 3], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3], f32>
+  %t = aten.batch_norm(%e, none, none, none, none) {training = true, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = true} : (!hop.tensor<[2, 3], f32>) -> !hop.tensor<[2, 3], f32>
+  func.return %t : !hop.tensor<[2, 3], f32>
+}

@@ -159,3 +159,13 @@ func.func @as_strided_of_view(%x: !hop.tensor<[4, 4], f32>) -> !hop.tensor<[4, 4
   }
   func.return %x : !hop.tensor<[4, 4], f32>
 }
+
+// -----
+
+// instance_norm with input statistics updates its running statistics, which
+// its schema does not declare and which hopc has no functional form for.
+func.func @instance_norm_running_stats(%x: !hop.tensor<[2, 3, 4], f32>, %mean: !hop.tensor<[3], f32>, %var: !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3, 4], f32> {
+  // expected-error @+1 {{'aten.instance_norm' op updates its running statistics in place without declaring it in its schema, and hopc has no functional form for it}}
+  %y = aten.instance_norm(%x, none, none, %mean, %var) {use_input_stats = true, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = false} : (!hop.tensor<[2, 3, 4], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3, 4], f32>
+  func.return %y : !hop.tensor<[2, 3, 4], f32>
+}

@@ -57,3 +57,14 @@ func.func @view(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[2, 2], f32> {
   %0 = aten.view(%x) {size = [2, 2]} : (!hop.tensor<[4], f32>) -> !hop.tensor<[2, 2], f32>
   func.return %0 : !hop.tensor<[2, 2], f32>
 }
+
+// -----
+
+// Batch norm in training mode writes its running statistics (its schema does
+// not say so); in eval mode it is functional.
+func.func @batch_norm_training(%x: !hop.tensor<[2, 3], f32>, %mean: !hop.tensor<[3], f32>, %var: !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3], f32> {
+  %e = aten.batch_norm(%x, none, none, %mean, %var) {training = false, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = true} : (!hop.tensor<[2, 3], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3], f32>
+  // expected-error @+1 {{'aten.batch_norm' op changes running_mean, running_var in place (its schema does not say so); the module is not functional}}
+  %t = aten.batch_norm(%e, none, none, %mean, %var) {training = true, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = true} : (!hop.tensor<[2, 3], f32>, !hop.tensor<[3], f32>, !hop.tensor<[3], f32>) -> !hop.tensor<[2, 3], f32>
+  func.return %t : !hop.tensor<[2, 3], f32>
+}

@@ -223,7 +223,8 @@ class MutateBuffers(torch.nn.Module):
 
     def forward(self, x):
         self.calls.add_(1)
-        return self.norm(x) * self.calls
+        # Two equal calls: each updates the running statistics (Note [undeclared writes]).
+        return self.norm(x) * self.calls + self.norm(x)
 
 
 def masked_assignment():

@@ -1,5 +1,8 @@
 """Errors name the construct and the user's line; ops carry the user's locations."""
 
+import subprocess
+import sys
+
 import pytest
 import torch
 from frontend_models import TransformerBlock
@@ -54,6 +57,25 @@ def test_ops_are_located_at_user_lines():
     located = [location_of(op) for op in module.walk() if op.name.startswith("aten.")]
     assert located and all(location is not None for location in located)
     assert all(location.file.endswith("frontend_models.py") for location in located)
+
+
+def mutates_its_input(x):
+    x.add_(1)
+    return x * 2
+
+
+def test_printed_locations_lead_hopc_opt_to_the_user_line(tmp_path):
+    module = hopc.capture(mutates_its_input, (torch.randn(3),))
+    text = hopc.to_text(module, debuginfo=True)
+    assert hopc.to_text(module) == str(module) and "loc(" not in str(module)
+    assert hopc.to_text(hopc.parse(text)) == str(module)
+    path = tmp_path / "captured.mlir"
+    path.write_text(text)
+    result = subprocess.run([sys.executable, "-m", "hopc.tools.opt", str(path), "--verify-functional"],
+                            capture_output=True, text=True, check=False)
+    line = mutates_its_input.__code__.co_firstlineno + 1
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"{__file__}:{line}:5: error: 'aten.add_.Scalar' op changes")
 
 
 def test_node_without_stack_trace_has_no_location():
