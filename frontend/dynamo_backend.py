@@ -5,7 +5,8 @@ captures (per guard set: a new shape, dtype or device, a changed Python
 scalar, or, after a size changes, the same graph with that size symbolic).
 The backend lowers the graph like ``hopc.capture`` does (Note [pre-dispatch
 capture]), imports it to a captured-level module, runs hopc's pass pipeline
-(``hopc.passes.pipeline``) and returns a ``ModuleCall`` that runs the result. Dynamo supplies guards, recompilation, automatic dynamic shapes
+(``hopc.passes.pipeline``) and returns a ``ModuleCall`` that runs the result
+and returns outputs that alias inputs as eager does (Note [aliased outputs]). Dynamo supplies guards, recompilation, automatic dynamic shapes
 and the program's Python around the graph; the graph's placeholders are
 already the tensors (and symbolic sizes) the module takes, parameters and
 buffers included, in Dynamo's order.
@@ -22,6 +23,7 @@ from hopc.frontend.aten_lowering import lower_to_aten
 from hopc.frontend.dynamo_capture import graph_fake_mode, lift_tensor_attributes
 from hopc.frontend.module_call import ModuleCall
 from hopc.frontend.module_import import BUFFER, PARAMETER, EntryArgument, import_module
+from hopc.frontend.output_aliases import OutputAliases
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.verify import verify_module
 from hopc.passes.pipeline import run_pipeline
@@ -69,6 +71,7 @@ def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list) -> Mo
     """
     fake_mode = graph_fake_mode(graph_module)
     arguments = _graph_arguments(graph_module)
+    aliases = OutputAliases(graph_module)
     lifted = lift_tensor_attributes(graph_module, None, fake_mode)
     graph_module.recompile()
     aten_graph = lower_to_aten(graph_module, [a.example for a in arguments + lifted], fake_mode)
@@ -76,4 +79,5 @@ def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list) -> Mo
     module = import_module(aten_graph, arguments + lifted + constants,
                            ShapeSymbols(fake_mode.shape_env))
     verify_module(module)
-    return ModuleCall(run_pipeline(module, verify_each=False), [a.value for a in lifted + constants])
+    return ModuleCall(run_pipeline(module, verify_each=False), [a.value for a in lifted + constants],
+                      aliases)

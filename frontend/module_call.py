@@ -6,7 +6,9 @@ pass: constants, and attributes Dynamo left in its graph), and returns the
 user outputs. Mutation has the caller's semantics either way: at the captured
 level in-place ops update the caller's tensors directly, and after
 functionalization each ``{hop.copy_back_to = i}`` result is copied into
-argument ``i``.
+argument ``i``. With ``aliases`` (from Dynamo's graph), an output that eager
+returns as an input, or as a view of one, is that input or view again (Note
+[aliased outputs]).
 
 Autograd through the module is not supported yet, so a call that would need
 it (grad mode on and an input that requires grad) raises instead of silently
@@ -23,6 +25,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.interpreter import run_module
 from hopc.frontend.errors import user_location
+from hopc.frontend.output_aliases import OutputAliases
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.module import entry_signature
 
@@ -30,10 +33,12 @@ from hopc.ir.module import entry_signature
 class ModuleCall:
     """A callable running ``module``'s entry function (see the module docstring)."""
 
-    def __init__(self, module: ModuleOp, trailing: Sequence[torch.Tensor] = ()):
+    def __init__(self, module: ModuleOp, trailing: Sequence[torch.Tensor] = (),
+                 aliases: OutputAliases | None = None):
         self.module = module
         self.signature = entry_signature(module)
         self.trailing = list(trailing)
+        self.aliases = aliases
 
     def __call__(self, *args: object) -> list[object]:
         entry = [*args, *self.trailing]
@@ -46,4 +51,5 @@ class ModuleCall:
         results = run_module(self.module, entry)
         for result, argument in self.signature.copy_back.items():
             entry[argument].copy_(results[result])
-        return [results[index] for index in self.signature.user_outputs]
+        outputs = [results[index] for index in self.signature.user_outputs]
+        return self.aliases.restore(args, outputs) if self.aliases else outputs
