@@ -17,7 +17,10 @@ marked ``{hop.parameter = @name}``, ``{hop.buffer = @name}`` or
 ``{hop.constant = @name}``; unmarked arguments are user inputs, in order. A
 result marked ``{hop.copy_back_to = i}`` is the final value of entry argument
 ``i`` (an input or buffer mutated by the program), which the caller copies back;
-unmarked results are user outputs, in order. ``hopc.ir.module`` checks this.
+unmarked results are user outputs, in order. An entry tensor argument is dense
+and row-major unless marked ``{hop.strides = [1, #hop.expr<s0>]}``, its strides
+(one integer or expression per dimension; what a view or reshape of it shares
+depends on them). ``hopc.ir.module`` checks this.
 """
 
 from __future__ import annotations

@@ -15,16 +15,22 @@ buffers included, in Dynamo's order.
 from __future__ import annotations
 
 import re
+import traceback
 
 import torch
 import torch.fx
+from torch.multiprocessing.reductions import StorageWeakRef
+from xdsl.dialects.builtin import ModuleOp
 
 from hopc.frontend.aten_lowering import lower_to_aten
 from hopc.frontend.dynamo_capture import graph_fake_mode, lift_tensor_attributes
+from hopc.frontend.errors import user_location
 from hopc.frontend.module_call import ModuleCall
 from hopc.frontend.module_import import BUFFER, PARAMETER, EntryArgument, import_module
 from hopc.frontend.output_aliases import OutputAliases
 from hopc.frontend.shape_symbols import ShapeSymbols
+from hopc.ir.diagnostics import HopcError
+from hopc.ir.module import entry_signature
 from hopc.ir.verify import verify_module
 from hopc.passes.pipeline import run_pipeline
 
@@ -79,5 +85,26 @@ def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list) -> Mo
     module = import_module(aten_graph, arguments + lifted + constants,
                            ShapeSymbols(fake_mode.shape_env))
     verify_module(module)
-    return ModuleCall(run_pipeline(module, verify_each=False), [a.value for a in lifted + constants],
-                      aliases)
+    functional = run_pipeline(module, verify_each=False)
+    _check_no_mutated_input_shares_memory(functional, arguments + lifted + constants)
+    return ModuleCall(functional, [a.value for a in lifted + constants], aliases)
+
+
+def _check_no_mutated_input_shares_memory(module: ModuleOp, arguments: list[EntryArgument]) -> None:
+    """Raises when an input the program changes overlaps another input (say ``f(t, t[0])``).
+
+    The functional module computes each input's new value from the values the
+    inputs had on entry, as if they did not overlap; where they do, eager's
+    write through one would show through the other. Dynamo traces such calls
+    separately (its fake inputs share storage exactly where the real ones do).
+    """
+    storages = [StorageWeakRef(a.example.untyped_storage()) if isinstance(a.example, torch.Tensor)
+                else None for a in arguments]
+    for changed in sorted(set(entry_signature(module).copy_back.values())):
+        for index, storage in enumerate(storages):
+            if index != changed and storage is not None and storage == storages[changed]:
+                raise HopcError(
+                    f"unsupported: the program changes its input '{arguments[changed].name}' in "
+                    f"place, and input '{arguments[index].name}' shares its memory; pass "
+                    "tensors with separate storage (a .clone() of one)",
+                    user_location(traceback.extract_stack()))

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import sympy
 import torch
 import torch.fx
 from xdsl.dialects.builtin import (
@@ -21,9 +22,11 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FunctionType,
+    IntegerAttr,
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
+    i64,
 )
 from xdsl.dialects.builtin import TensorType as BuiltinTensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
@@ -32,7 +35,8 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp
 from hopc.frontend.importer import GraphImporter, ModuleImports
 from hopc.frontend.shape_symbols import ShapeSymbols
-from hopc.ir.types import TensorType
+from hopc.ir.module import STRIDES
+from hopc.ir.types import ExprAttr, TensorType
 
 PARAMETER, BUFFER, CONSTANT = "hop.parameter", "hop.buffer", "hop.constant"
 
@@ -77,6 +81,36 @@ def value_name(name: str) -> str:
     return f"_{cleaned}" if cleaned[0].isdigit() else cleaned
 
 
+def _argument_attributes(argument: EntryArgument, symbols: ShapeSymbols) -> dict[str, Attribute]:
+    """The argument's role, and its strides unless it is dense and row-major (Note [entry signature])."""
+    attributes: dict[str, Attribute] = {}
+    if argument.role:
+        attributes[argument.role] = SymbolRefAttr(argument.name)
+    example = argument.example
+    if isinstance(example, torch.Tensor) and not _row_major(example):
+        attributes[STRIDES] = ArrayAttr([_dim_attribute(symbols.text(s)) for s in example.stride()])
+    return attributes
+
+
+def _row_major(tensor: torch.Tensor) -> bool:
+    """Whether the strides are row-major's (those of size-1 dimensions do not matter), exactly."""
+    expected: sympy.Expr = sympy.Integer(1)
+    for size, stride in reversed(list(zip(tensor.shape, tensor.stride(), strict=True))):
+        size_expr, stride_expr = _expr(size), _expr(stride)
+        if size_expr != 1 and sympy.expand(stride_expr - expected) != 0:
+            return False
+        expected = expected * size_expr
+    return True
+
+
+def _expr(value: int | torch.SymInt) -> sympy.Expr:
+    return value.node.expr if isinstance(value, torch.SymInt) else sympy.Integer(value)
+
+
+def _dim_attribute(dim: int | str) -> Attribute:
+    return IntegerAttr(dim, i64) if isinstance(dim, int) else ExprAttr(dim)
+
+
 def import_module(graph: torch.fx.GraphModule, arguments: Sequence[EntryArgument],
                   symbols: ShapeSymbols) -> ModuleOp:
     """The captured module of ``graph``, whose placeholders are ``arguments`` in order."""
@@ -87,8 +121,7 @@ def import_module(graph: torch.fx.GraphModule, arguments: Sequence[EntryArgument
         block_argument.name_hint = value_name(argument.name)
     outputs = GraphImporter(imports, graph, block).import_graph()
     block.add_op(ReturnOp(*outputs))
-    roles = [DictionaryAttr({argument.role: SymbolRefAttr(argument.name)} if argument.role else {})
-             for argument in arguments]
+    roles = [DictionaryAttr(_argument_attributes(argument, symbols)) for argument in arguments]
     function = FuncOp("forward", FunctionType.from_lists(argument_types, [v.type for v in outputs]),
                       Region(block), arg_attrs=ArrayAttr(roles))
     globals_ = [_global_op(argument, type_)

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, SymbolRefAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, SymbolRefAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
 
 from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp, SymbolOp
 from hopc.ir.diagnostics import HopcError, location_of, op_error
-from hopc.ir.types import ExprAttr, TensorType, free_symbols_of_types
+from hopc.ir.types import Dim, ExprAttr, TensorType, free_symbols_of_types
 
 ARGUMENT_ROLES = {"hop.parameter": ParameterOp, "hop.buffer": BufferOp, "hop.constant": ConstantOp}
 COPY_BACK = "hop.copy_back_to"
+STRIDES = "hop.strides"
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ class EntrySignature:
     """Result index -> the argument index it is the final value of."""
     user_outputs: tuple[int, ...]
     """Result indices of the user's outputs, in order."""
+    strides: dict[int, tuple[Dim, ...]]
+    """Argument index -> its strides, for the tensor arguments not dense and row-major."""
 
     def arguments_with_role(self, role: str) -> dict[int, str]:
         return {i: name for i, (r, name) in self.globals_by_argument.items() if r == role}
@@ -65,7 +68,10 @@ def entry_signature(module: ModuleOp) -> EntrySignature:
     outputs = function.function_type.outputs.data
     globals_by_argument: dict[int, tuple[str, str]] = {}
     user_inputs = []
+    strides: dict[int, tuple[Dim, ...]] = {}
     for index, attributes in enumerate(_attributes_of(function.arg_attrs, len(inputs))):
+        if STRIDES in attributes:
+            strides[index] = _strides(function, index, attributes[STRIDES], inputs[index])
         roles = [(k, v) for k, v in attributes.items() if k in ARGUMENT_ROLES]
         if len(roles) > 1:
             raise op_error(function, f"argument {index} has several roles {[k for k, _ in roles]}")
@@ -91,7 +97,17 @@ def entry_signature(module: ModuleOp) -> EntrySignature:
                                      f"type {outputs[index]}, the argument has type {inputs[argument]}")
         copy_back[index] = argument
     return EntrySignature(function, globals_by_argument, tuple(user_inputs), copy_back,
-                          tuple(user_outputs))
+                          tuple(user_outputs), strides)
+
+
+def _strides(function: FuncOp, index: int, attribute: Attribute, type_: Attribute) -> tuple[Dim, ...]:
+    """The dims of a ``hop.strides`` attribute: one integer or expression per dimension."""
+    elements = attribute.data if isinstance(attribute, ArrayAttr) else None
+    if not isinstance(type_, TensorType) or elements is None or len(elements) != type_.rank or \
+            not all(isinstance(e, IntegerAttr | ExprAttr) for e in elements):
+        raise op_error(function, f"argument {index}: {STRIDES} must list one integer or "
+                                 f"#hop.expr per dimension of a tensor, got {attribute}")
+    return tuple(e.value.data if isinstance(e, IntegerAttr) else e.value for e in elements)
 
 
 def declared_symbols(module: ModuleOp) -> dict[str, SymbolOp]:

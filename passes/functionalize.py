@@ -65,11 +65,11 @@ from xdsl.passes import ModulePass
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import op_error
-from hopc.ir.module import entry_function
+from hopc.ir.module import entry_function, entry_signature
 from hopc.passes.functionalize_aliases import AliasState, describe
 from hopc.passes.functionalize_captures import make_captures_explicit
 from hopc.passes.functionalize_hops import HOP_FUNCTIONALIZERS, functionalize_subgraph
-from hopc.passes.functionalize_layout import LayoutRules
+from hopc.passes.functionalize_layout import Layout, LayoutRules
 from hopc.passes.functionalize_mutation import VALUE_PRESERVING_IN_PLACE, functionalize_mutation
 from hopc.passes.functionalize_regions import BlockResult, HopEffects, yield_sources
 from hopc.passes.functionalize_running_stats import functionalize_running_stats
@@ -110,6 +110,8 @@ class Functionalizer:
                 self._functionalize_function(op, op is entry)
 
     def _functionalize_function(self, function: FuncOp, is_entry: bool) -> None:
+        if is_entry:
+            self._set_entry_layouts(function)
         result = self.functionalize_block(function.body.block)
         changed = {index: root.storage for index, root in result.mutated.items()}
         if changed and not is_entry:
@@ -120,6 +122,15 @@ class Functionalizer:
                            "arguments can be copied back")
         add_copy_back_results(function, {i: s.current for i, s in changed.items()},
                               {i: s.mutated_by for i, s in changed.items()})
+
+    def _set_entry_layouts(self, function: FuncOp) -> None:
+        """Entry arguments with ``hop.strides`` have that layout; the others are row-major."""
+        rules = self.state.layouts.rules
+        for index, strides in entry_signature(self.module).strides.items():
+            argument = function.body.block.args[index]
+            sizes = tuple(rules.expression(d) for d in argument.type.shape)
+            self.state.layout_origins[argument] = Layout(
+                sizes, tuple(rules.expression(d) for d in strides), rules.expression(0))
 
     def subgraph_effects(self, subgraph: hop.SubgraphOp, user: Operation) -> HopEffects:
         """The effects of calling ``subgraph``, functionalizing it on first use."""

@@ -14,7 +14,8 @@ comparison that depends on the symbols' values gives None, and the op's
 result is *doubtful*: functionalize copies, and fails at a later mutation that
 would tell the two apart (Note [doubtful aliases] in ``functionalize_aliases.py``).
 
-The layout of a base: an entry argument is row-major; a region argument has
+The layout of a base: an entry argument is row-major, or has the strides its
+``hop.strides`` gives (Note [entry signature]); a region argument has
 its operand's layout; the result of an op is row-major when each of its
 tensor operands is contiguous or not dense (elementwise ops keep the strides
 of dense inputs, permuted ones included, and lay out others row-major), and
@@ -258,8 +259,8 @@ class AliasLayouts:
 
     def _base(self, storage) -> Layout | None:  # noqa: ANN001 (a Storage)
         origin = storage.layout_origin
-        if origin is None:
-            return None
+        if origin is None or isinstance(origin, Layout):
+            return origin
         if origin is ROW_MAJOR or (isinstance(origin, list)
                                    and all(self._lays_out_row_major(a) for a in origin)):
             return self.rules.base(storage.base.type.shape)

@@ -21,7 +21,7 @@ from hopc.backend.interpreter import run_module
 from hopc.dialects.aten_schema import lookup
 from hopc.ir.context import make_context
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import declared_symbols, entry_function
+from hopc.ir.module import declared_symbols, entry_function, entry_signature
 from hopc.ir.parse import parse_module
 from hopc.ir.torch_values import dtype_of, evaluate_dim
 from hopc.ir.types import DTYPES, TensorType, dim_symbols
@@ -63,23 +63,29 @@ def _size_choices(module: ModuleOp) -> list[dict[str, int]]:
 
 def _arguments(module: ModuleOp, sizes: dict[str, int], predicates: tuple[bool, ...],
                seed: int) -> list[object]:
+    """Random entry arguments; one with ``hop.strides`` is laid out with those strides."""
     generator = torch.Generator().manual_seed(seed)
     flags = iter(predicates)
+    strides = entry_signature(module).strides
     arguments: list[object] = []
-    for type_ in entry_function(module).function_type.inputs.data:
+    for index, type_ in enumerate(entry_function(module).function_type.inputs.data):
         if not isinstance(type_, TensorType):
             arguments.append(sizes[str(type_.value)])  # type: ignore[attr-defined]
             continue
         shape = [evaluate_dim(d, sizes) for d in type_.shape]
         dtype = dtype_of(type_.element_type)
         if dtype == torch.bool and not shape:
-            arguments.append(torch.tensor(next(flags)))
+            value = torch.tensor(next(flags))
         elif dtype == torch.bool:
-            arguments.append(torch.rand(shape, generator=generator) > 0.5)
+            value = torch.rand(shape, generator=generator) > 0.5
         elif dtype.is_floating_point:
-            arguments.append(torch.randn(shape, generator=generator).to(dtype))
+            value = torch.randn(shape, generator=generator).to(dtype)
         else:
-            arguments.append(torch.randint(0, 3, shape, generator=generator).to(dtype))
+            value = torch.randint(0, 3, shape, generator=generator).to(dtype)
+        if index in strides:
+            laid_out = [evaluate_dim(d, sizes) for d in strides[index]]
+            value = torch.empty_strided(shape, laid_out, dtype=dtype).copy_(value)
+        arguments.append(value)
     return arguments
 
 

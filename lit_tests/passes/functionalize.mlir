@@ -526,3 +526,35 @@ func.func @batch_norm_without_update(%x: !hop.tensor<[2, 3], f32>, %mean: !hop.t
   %t = aten.batch_norm(%e, none, none, none, none) {training = true, momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64, cudnn_enabled = true} : (!hop.tensor<[2, 3], f32>) -> !hop.tensor<[2, 3], f32>
   func.return %t : !hop.tensor<[2, 3], f32>
 }
+
+// -----
+
+// An input laid out as a transposed [4, s0] tensor: flatten cannot view it, so
+// it copies, and the in-place add on the copy leaves %x unchanged (no copy-back).
+// CHECK-LABEL: func.func @flatten_of_strided_input
+// CHECK-SAME: -> !hop.tensor<[s0, 4], f32> {
+// CHECK: %[[FLAT:.*]] = aten.view_copy(%x)
+// CHECK: %[[ADD:.*]] = aten.add.Scalar(%[[FLAT]])
+// CHECK: %[[MUL:.*]] = aten.mul.Scalar(%x)
+// CHECK: func.return %[[MUL]]
+hop.symbol @s0 backed [2, oo]
+func.func @flatten_of_strided_input(%x: !hop.tensor<[s0, 4], f32> {hop.strides = [1 : i64, #hop.expr<s0>]}) -> !hop.tensor<[s0, 4], f32> {
+  %flat = aten.flatten.using_ints(%x) : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[4*s0], f32>
+  %0 = aten.add_.Scalar(%flat) {other = 1 : i64} : (!hop.tensor<[4*s0], f32>) -> !hop.tensor<[4*s0], f32>
+  %1 = aten.mul.Scalar(%x) {other = 2 : i64} : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
+  func.return %1 : !hop.tensor<[s0, 4], f32>
+}
+
+// -----
+
+// Must not copy: strides that are row-major after all make flatten a view, and
+// the write through it reaches %x.
+// CHECK-LABEL: func.func @flatten_of_row_major_strides
+// CHECK-SAME: {hop.copy_back_to = 0 : i64}
+// CHECK: aten.view_copy
+func.func @flatten_of_row_major_strides(%x: !hop.tensor<[3, 4], f32> {hop.strides = [4 : i64, 1 : i64]}) -> !hop.tensor<[3, 4], f32> {
+  %flat = aten.flatten.using_ints(%x) : (!hop.tensor<[3, 4], f32>) -> !hop.tensor<[12], f32>
+  %0 = aten.add_.Scalar(%flat) {other = 1 : i64} : (!hop.tensor<[12], f32>) -> !hop.tensor<[12], f32>
+  %1 = aten.mul.Scalar(%x) {other = 2 : i64} : (!hop.tensor<[3, 4], f32>) -> !hop.tensor<[3, 4], f32>
+  func.return %1 : !hop.tensor<[3, 4], f32>
+}

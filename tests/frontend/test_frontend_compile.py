@@ -126,3 +126,29 @@ def test_guard_latency_is_not_profiled(monkeypatch):
         torch.testing.assert_close(hopc.compile(torch.cos)(x), torch.cos(x))
     assert len(profiled) == 1
     assert torch._dynamo.guards.profile_guard_manager is counting_profiler
+
+
+def test_strided_inputs_are_read_with_their_strides():
+    """``flatten`` copies a transposed input, as eager's reshape rule says: writing to it leaves x."""
+    def flatten_and_bump(x):
+        flat = x.flatten()
+        flat.add_(1)
+        return x * 2, flat
+
+    inputs = [(torch.randn(4, 3).t(),), (torch.randn(4, 3),), (torch.randn(5, 2).t(),),
+              (torch.randn(6, 4).t(),)]
+    assert not inputs[0][0].is_contiguous()
+    check_compile(flatten_and_bump, inputs)
+
+
+def test_a_changed_input_sharing_memory_with_another_is_an_error():
+    def bump(a, b):
+        a.add_(1)
+        return b * 2
+
+    base = torch.zeros(4, 3)
+    with pytest.raises(HopcError, match="changes its input 'a' in place, and input 'b' shares its "
+                                        "memory") as raised:
+        hopc.compile(bump)(base, base[0])
+    assert raised.value.location.file == __file__
+    assert base.eq(0).all()

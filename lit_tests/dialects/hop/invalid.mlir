@@ -537,6 +537,14 @@ func.func @copy_back_to_out_of_range(%x: !hop.tensor<[4], f32>) -> (!hop.tensor<
 
 // -----
 
+// hop.strides lists one stride per dimension of the argument.
+// expected-error @+1 {{'func.func' op argument 0: hop.strides must list one integer or #hop.expr per dimension of a tensor, got [1 : i64]}}
+func.func @strides_of_wrong_rank(%x: !hop.tensor<[4, 3], f32> {hop.strides = [1 : i64]}) {
+  func.return
+}
+
+// -----
+
 // A parameter argument names a hop.parameter of the module.
 // expected-error @+1 {{'func.func' op argument 0: hop.parameter @weight is not declared by a hop.parameter op}}
 func.func @parameter_not_declared(%w: !hop.tensor<[4], f32> {hop.parameter = @weight}) {
