@@ -209,15 +209,19 @@ def functional_variant(schema: Schema) -> Schema | None:
     """The functional overload computing what a mutating op writes, if ATen has one.
 
     ``aten.add_.Tensor -> aten.add.Tensor``; ``aten.addmm.out -> aten.addmm``;
-    ``aten.add.out -> aten.add.Tensor``. The variant is the overload of the same
-    base name (without the in-place ``_``) whose arguments, names and types, are
-    the op's minus its ``out=`` arguments and which neither mutates nor aliases.
-    A functional op is its own variant; None when ATen has no such overload.
+    ``aten.add.out -> aten.add.Tensor``; ``aten.__ilshift__.Scalar ->
+    aten.__lshift__.Scalar``. The variant is the overload of the same base name
+    (without the in-place ``_``, or the ``i`` of a Python in-place operator)
+    whose arguments, names and types, are the op's minus its ``out=`` arguments
+    and which neither mutates nor aliases. A functional op is its own variant;
+    None when ATen has no such overload.
     """
     if schema.is_functional:
         return schema
     inputs = [(a.name, a.type) for a in schema.arguments if not (a.is_mutated and a.kwarg_only)]
     base = schema.base_name if schema.is_out_variant else schema.base_name.removesuffix("_")
+    if schema.base_name.startswith("__i") and schema.base_name.endswith("__"):
+        base = "__" + schema.base_name.removeprefix("__i")
     for name in _overloads_by_base_name().get(base, []):
         candidate = lookup(name)
         if candidate.is_functional and [(a.name, a.type) for a in candidate.arguments] == inputs:

@@ -164,6 +164,8 @@ def test_verify_functional_rejects_views() -> None:
     ("aten.copy_", "aten.copy"),
     ("aten.index_put_", "aten.index_put"),
     ("aten._foreach_add_.Scalar", "aten._foreach_add.Scalar"),
+    ("aten.__ilshift__.Scalar", "aten.__lshift__.Scalar"),
+    ("aten.__ior__.Tensor", "aten.__or__.Tensor"),
     ("aten.t_", None),
 ])
 def test_functional_form(name: str, functional: str | None) -> None:

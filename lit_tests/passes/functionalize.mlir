@@ -558,3 +558,18 @@ func.func @flatten_of_row_major_strides(%x: !hop.tensor<[3, 4], f32> {hop.stride
   %1 = aten.mul.Scalar(%x) {other = 2 : i64} : (!hop.tensor<[3, 4], f32>) -> !hop.tensor<[3, 4], f32>
   func.return %1 : !hop.tensor<[3, 4], f32>
 }
+
+// -----
+
+// Python's in-place operators (x <<= 1, x |= y) have the plain operator as
+// their functional form.
+// CHECK-LABEL: func.func @python_in_place_operators
+// CHECK-SAME: {hop.copy_back_to = 0 : i64}
+// CHECK: %[[SHIFTED:.*]] = aten.__lshift__.Scalar(%x) {other = 1 : i64}
+// CHECK: %[[OR:.*]] = aten.__or__.Tensor(%[[SHIFTED]], %y)
+// CHECK: func.return %[[OR]], %[[OR]]
+func.func @python_in_place_operators(%x: !hop.tensor<[4], i64>, %y: !hop.tensor<[4], i64>) -> !hop.tensor<[4], i64> {
+  %0 = aten.__ilshift__.Scalar(%x) {other = 1 : i64} : (!hop.tensor<[4], i64>) -> !hop.tensor<[4], i64>
+  %1 = aten.__ior__.Tensor(%x, %y) : (!hop.tensor<[4], i64>, !hop.tensor<[4], i64>) -> !hop.tensor<[4], i64>
+  func.return %x : !hop.tensor<[4], i64>
+}
