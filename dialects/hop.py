@@ -29,6 +29,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    ModuleOp,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
@@ -50,6 +51,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import (
     HasParent,
+    IsolatedFromAbove,
     IsTerminator,
     MemoryReadEffect,
     MemoryWriteEffect,
@@ -509,8 +511,8 @@ class SubgraphOp(IRDLOperation):
     name = "hop.subgraph"
     sym_name = prop_def(SymbolNameConstraint())
     body = region_def("single_block")
-    traits = traits_def(SymbolOpInterface(), RecursiveMemoryEffect(),
-                        SingleBlockImplicitTerminator(YieldOp))
+    traits = traits_def(SymbolOpInterface(), RecursiveMemoryEffect(), IsolatedFromAbove(),
+                        HasParent(ModuleOp), SingleBlockImplicitTerminator(YieldOp))
     assembly_format = "$sym_name attr-dict-with-keyword $body"
 
     @property
