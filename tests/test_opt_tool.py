@@ -141,8 +141,11 @@ def test_passes_run_from_flags_and_from_the_pipeline(tmp_path):  # noqa: ANN001
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--no-such-flag", "-"], "unknown command line argument '--no-such-flag'"),
-    (["--canon", "-"], "unknown command line argument '--canon'"),  # no abbreviations
-    (["--time-passes", "-"], "unknown command line argument '--time-passes'"),  # xdsl-opt's
+    (["--canon", "-"],  # no abbreviations, but a suggestion
+     "unknown command line argument '--canon' (did you mean '--canonicalize'?)"),
+    (["--functionalise", "-"],
+     "unknown command line argument '--functionalise' (did you mean '--functionalize'?)"),
+    (["--target=wgsl", "-"], "unknown command line argument '--target=wgsl'"),  # xdsl-opt's
     (["-", "extra.mlir"], "more than one input file: 'extra.mlir'"),
     (["-o"], "argument -o/--output-file: expected one argument"),
 ])

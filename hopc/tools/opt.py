@@ -24,6 +24,8 @@ limit that fit the deepest nesting the parser accepts (Note [deep nesting] in
 from __future__ import annotations
 
 import argparse
+import difflib
+import functools
 import gc
 import os
 import re
@@ -84,7 +86,7 @@ class HopcOptMain(xDSLOptMain):
         and a bad command line is one line on stderr with exit status 1.
         """
         arg_parser.allow_abbrev = False
-        arg_parser.error = _usage_error  # type: ignore[method-assign]
+        arg_parser.error = functools.partial(_usage_error, arg_parser)  # type: ignore[method-assign]
         arg_parser.set_defaults(target="mlir", syntax_highlight=False)  # read by xDSLOptMain
         arg_parser.add_argument("input_file", nargs="?", default="-",
                                 help="the input file; '-' (the default) reads stdin")
@@ -196,12 +198,20 @@ class HopcOptMain(xDSLOptMain):
                             f"{error.strerror}") from None
 
 
-def _usage_error(message: str) -> NoReturn:
-    """argparse's complaint about the command line, as one line that names the argument."""
+def _usage_error(parser: argparse.ArgumentParser, message: str) -> NoReturn:
+    """argparse's complaint about the command line, as one line that names the argument.
+
+    An unknown flag close to a known one (``--functionalise``) gets a suggestion.
+    """
     if message.startswith("unrecognized arguments: "):
         first = message.removeprefix("unrecognized arguments: ").split(" ")[0]
-        message = (f"unknown command line argument '{first}'" if first.startswith("-")
-                   and first != "-" else f"more than one input file: '{first}'")
+        if first.startswith("-") and first != "-":
+            message = f"unknown command line argument '{first}'"
+            close = difflib.get_close_matches(first.split("=")[0], parser._option_string_actions, n=1)
+            if close:
+                message += f" (did you mean '{close[0]}'?)"
+        else:
+            message = f"more than one input file: '{first}'"
     raise ToolError(f"{message}; see 'hopc-opt --help'")
 
 

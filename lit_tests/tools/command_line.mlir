@@ -8,9 +8,9 @@
 // UNKNOWN:      hopc-opt: error: unknown command line argument '--no-such-flag'; see 'hopc-opt --help'
 // UNKNOWN-NOT:  {{.}}
 
-// An abbreviation of --canonicalize is no flag.
+// An abbreviation of --canonicalize is no flag; the flag it is close to is suggested.
 // RUN: not hopc-opt --canon %s 2>&1 | filecheck %s --check-prefix=ABBREVIATION
-// ABBREVIATION: hopc-opt: error: unknown command line argument '--canon'; see 'hopc-opt --help'
+// ABBREVIATION: hopc-opt: error: unknown command line argument '--canon' (did you mean '--canonicalize'?); see 'hopc-opt --help'
 
 // xdsl-opt's flags that hopc-opt would ignore are not accepted either.
 // RUN: not hopc-opt --target=wgsl %s 2>&1 | filecheck %s --check-prefix=XDSL
