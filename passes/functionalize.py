@@ -191,10 +191,12 @@ class Functionalizer:
             return False
         if op.regions:
             raise op_error(op, "has regions that functionalize does not know how to rewrite")
-        origins = [self.state.aliases[v] for v in op.operands if v in self.state.aliases]
+        state = self.state  # an operand in neither map is a row-major base, which decides nothing
+        origins = [state.alias_of(v) for v in op.operands
+                   if v in state.aliases or v in state.layout_origins]
         if origins:
-            self.state.layout_origins.update(dict.fromkeys(op.results, origins))
-        values = [self.state.read(v, op) for v in op.operands]
+            state.layout_origins.update(dict.fromkeys(op.results, origins))
+        values = [state.read(v, op) for v in op.operands]
         if any(new is not old for new, old in zip(values, op.operands)):
             op.operands = values
         return False

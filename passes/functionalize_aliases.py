@@ -251,8 +251,8 @@ class AliasState:
                 result.replace_all_uses_with(copy.results[0])
                 if kind.doubtful:
                     self.mark_doubtful(copy.results[0], [source],
-                                       f"'{op.name}' views or copies depending on the shape "
-                                       "symbols")
+                                       f"'{op.name}' views or copies depending on strides "
+                                       "that hopc cannot tell here")
             else:
                 parent = alias
                 if kind.kind == "as_strided":

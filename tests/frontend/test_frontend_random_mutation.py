@@ -3,7 +3,8 @@
 Each program is Python text built one statement at a time from views
 (indexing, slicing, ``t``, ``reshape``, ``flatten``, ``unsqueeze``, ``narrow``,
 ``diagonal``), in-place ops (arithmetic, ``zero_``, ``fill_``, ``clamp_``,
-``copy_``, item assignment) and functional ops, on two inputs of which one may
+``copy_``, item assignment) and functional ops (``torch.cond``, ``wrap`` and
+``checkpoint`` among them, whose results a later view may change), on two inputs of which one may
 be a transposed (non-contiguous) tensor; a statement eager PyTorch rejects is
 dropped. Sizes are static, or symbolic (``dynamic=True``). The compiled program must return eager's values and leave the inputs
 as eager does; where hopc cannot tell what eager would do, it must raise its
@@ -14,8 +15,12 @@ from __future__ import annotations
 
 import random
 
+from collections.abc import Callable
+
 import pytest
 import torch
+from torch._higher_order_ops.wrap import wrap
+from torch.utils.checkpoint import checkpoint
 
 import hopc
 from hopc.ir.diagnostics import HopcError
@@ -27,7 +32,12 @@ _IN_PLACE = ["{x}.add_({c})", "{x}.mul_({c})", "{x}.zero_()", "{x}.fill_({c})",
              "{x}.sub_({y}.clone())"]
 """An operand of an in-place op is a clone: where it overlaps the destination, what eager
 computes depends on the order its kernel visits elements (PyTorch leaves it undefined)."""
-_FUNCTIONAL = ["{x}.sin()", "{x} * {c} + {y}", "{x}.sum(0)", "{x}.clone()"]
+_FUNCTIONAL = ["{x}.sin()", "{x} * {c} + {y}", "{x}.sum(0)", "{x}.clone()",
+               "torch.cond({x}.sum() > 0, lambda p, q: p * 2 + q.sum(), lambda p, q: p - q.mean(), "
+               "({x}, {y}))",
+               "wrap(lambda p, q: p.sin() + q.sum(), {x}, {y})",
+               "checkpoint(lambda p: p.cos() * 2, {x}, use_reentrant=False)"]
+_NAMES = {"torch": torch, "wrap": wrap, "checkpoint": checkpoint}
 
 
 def _statement(rng: random.Random, names: list[str], fresh: str) -> str:
@@ -41,11 +51,15 @@ def _statement(rng: random.Random, names: list[str], fresh: str) -> str:
     return f"{fresh} = " + rng.choice(_FUNCTIONAL).format(**fields)
 
 
-def _runs(source: str, inputs: tuple[torch.Tensor, ...]) -> bool:
-    namespace: dict[str, object] = {}
+def _program(source: str) -> Callable:
+    namespace = dict(_NAMES)
     exec(source, namespace)  # noqa: S102 - the test's own generated program
+    return namespace["program"]
+
+
+def _runs(source: str, inputs: tuple[torch.Tensor, ...]) -> bool:
     try:
-        namespace["program"](*(t.clone() for t in inputs))
+        _program(source)(*(t.clone() for t in inputs))
     except (RuntimeError, IndexError, ValueError):
         return False
     return True
@@ -80,9 +94,7 @@ def _inputs(seed: int) -> tuple[torch.Tensor, torch.Tensor]:
 def test_random_program_matches_eager(seed, dynamic):
     inputs = _inputs(seed)
     source = random_program(seed, inputs)
-    namespace: dict[str, object] = {}
-    exec(source, namespace)  # noqa: S102
-    program = namespace["program"]
+    program = _program(source)
     eager_inputs = tuple(t.clone() for t in inputs)
     hopc_inputs = tuple(t.clone() for t in inputs)
     expected = program(*eager_inputs)
