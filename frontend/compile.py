@@ -14,7 +14,8 @@ Outputs keep the program's pytree, and mutation of inputs and buffers is
 visible to the caller. Graph breaks are allowed unless ``fullgraph=True``:
 the Python between graphs runs eagerly, as in ``torch.compile``. What hopc
 cannot compile raises hopc's own located ``HopcError``, not Dynamo's
-``BackendCompilerFailed`` around it.
+``BackendCompilerFailed`` around it, and so does what Dynamo cannot trace (with
+``fullgraph=True``) or finds wrong in the program.
 
 A hop-level module (``xdsl`` ``ModuleOp``) is accepted too: it goes through
 the same pass pipeline (on a copy), and the result takes the entry function's
@@ -32,6 +33,7 @@ import torch._dynamo.guards
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.frontend.dynamo_backend import hopc_backend
+from hopc.frontend.errors import dynamo_error
 from hopc.frontend.module_call import ModuleCall
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.verify import verify_module
@@ -86,6 +88,8 @@ class CompiledProgram:
                 if isinstance(failure.inner_exception, HopcError):
                     raise failure.inner_exception from None
                 raise
+            except torch._dynamo.exc.TorchDynamoException as failure:
+                raise dynamo_error(failure, self.program, "compile") from None
 
 
 def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None,

@@ -80,7 +80,7 @@ def definition_location(program: object) -> Location | None:
     return Location(code.co_filename, code.co_firstlineno, 1)
 
 
-def dynamo_error(error: Exception, program: object) -> HopcError:
+def dynamo_error(error: Exception, program: object, action: str = "capture") -> HopcError:
     """A Dynamo failure (graph break, unsupported HOP use, bad constraint) as a located error.
 
     It is located at the innermost user frame Dynamo was tracing, else at the
@@ -88,4 +88,4 @@ def dynamo_error(error: Exception, program: object) -> HopcError:
     """
     stack = getattr(error, "real_stack", None) or traceback.extract_tb(error.__traceback__)
     location = user_location(stack) or definition_location(program)
-    return HopcError(f"cannot capture the program: {first_paragraph(error)}", location)
+    return HopcError(f"cannot {action} the program: {first_paragraph(error)}", location)

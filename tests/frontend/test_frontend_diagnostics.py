@@ -59,6 +59,16 @@ def test_ops_are_located_at_user_lines():
     assert all(location.file.endswith("frontend_models.py") for location in located)
 
 
+def test_compile_reports_what_dynamo_cannot_trace_at_the_user_line():
+    torch._dynamo.reset()
+    with pytest.raises(HopcError, match="cannot compile the program: Data-dependent branching") \
+            as raised:
+        hopc.compile(python_branch_on_data, fullgraph=True)(torch.randn(3))
+    location = raised.value.location
+    assert location.file == __file__
+    assert location.line == python_branch_on_data.__code__.co_firstlineno + 1
+
+
 def mutates_its_input(x):
     x.add_(1)
     return x * 2
