@@ -6,10 +6,11 @@ scalar, or, after a size changes, the same graph with that size symbolic).
 The backend lowers the graph like ``hopc.capture`` does (Note [pre-dispatch
 capture]), imports it to a captured-level module, runs hopc's pass pipeline
 (``hopc.passes.pipeline``) and returns a ``ModuleCall`` that runs the result
-and returns outputs that alias inputs as eager does (Note [aliased outputs]). Dynamo supplies guards, recompilation, automatic dynamic shapes
-and the program's Python around the graph; the graph's placeholders are
-already the tensors (and symbolic sizes) the module takes, parameters and
-buffers included, in Dynamo's order.
+and returns outputs that alias inputs as eager does (Note [aliased outputs]).
+Dynamo supplies guards, recompilation, automatic dynamic shapes and the
+program's Python around the graph; the graph's placeholders are already the
+tensors (and symbolic sizes) the module takes, parameters and buffers
+included, in Dynamo's order.
 """
 
 from __future__ import annotations

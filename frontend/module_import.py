@@ -22,11 +22,9 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FunctionType,
-    IntegerAttr,
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
-    i64,
 )
 from xdsl.dialects.builtin import TensorType as BuiltinTensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
@@ -36,7 +34,7 @@ from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp
 from hopc.frontend.importer import GraphImporter, ModuleImports
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.module import STRIDES
-from hopc.ir.types import ExprAttr, TensorType
+from hopc.ir.types import TensorType, dim_attribute
 
 PARAMETER, BUFFER, CONSTANT = "hop.parameter", "hop.buffer", "hop.constant"
 
@@ -88,7 +86,7 @@ def _argument_attributes(argument: EntryArgument, symbols: ShapeSymbols) -> dict
         attributes[argument.role] = SymbolRefAttr(argument.name)
     example = argument.example
     if isinstance(example, torch.Tensor) and not _row_major(example):
-        attributes[STRIDES] = ArrayAttr([_dim_attribute(symbols.text(s)) for s in example.stride()])
+        attributes[STRIDES] = ArrayAttr([dim_attribute(symbols.text(s)) for s in example.stride()])
     return attributes
 
 
@@ -105,10 +103,6 @@ def _row_major(tensor: torch.Tensor) -> bool:
 
 def _expr(value: int | torch.SymInt) -> sympy.Expr:
     return value.node.expr if isinstance(value, torch.SymInt) else sympy.Integer(value)
-
-
-def _dim_attribute(dim: int | str) -> Attribute:
-    return IntegerAttr(dim, i64) if isinstance(dim, int) else ExprAttr(dim)
 
 
 def import_module(graph: torch.fx.GraphModule, arguments: Sequence[EntryArgument],

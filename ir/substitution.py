@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, i64
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
 from xdsl.ir import Attribute
 
 from hopc.ir.types import (
@@ -28,6 +28,7 @@ from hopc.ir.types import (
     SymIntType,
     TensorType,
     canonical_dim,
+    dim_attribute,
     dim_symbols,
 )
 
@@ -131,8 +132,7 @@ def substitute(attribute: Attribute, substitution: Substitution) -> Attribute:
     if isinstance(attribute, SymIntType | SymBoolType):
         return type(attribute)(substitute_dim(attribute.value, substitution))
     if isinstance(attribute, ExprAttr):
-        value = substitute_dim(attribute.value, substitution)
-        return IntegerAttr(value, i64) if isinstance(value, int) else ExprAttr(value)
+        return dim_attribute(substitute_dim(attribute.value, substitution))
     if isinstance(attribute, ArrayAttr):
         return ArrayAttr([substitute(a, substitution) for a in attribute.data])
     if isinstance(attribute, DictionaryAttr):

@@ -43,6 +43,7 @@ from hopc.ir.types import (
     ExprAttr,
     NoneAttr,
     canonical_dim,
+    dim_attribute,
     dim_symbols,
 )
 
@@ -187,8 +188,7 @@ def _attribute(schema_type: str, value: object, symbol_text: Callable[[object], 
         if symbol_text is None:
             raise ValueError(f"argument '{argument.name}' ({argument.type}) is symbolic "
                              "but no symbol_text was given")
-        dim = canonical_dim(symbol_text(value))
-        return IntegerAttr(dim, i64) if isinstance(dim, int) else ExprAttr(dim)
+        return dim_attribute(canonical_dim(symbol_text(value)))
     if isinstance(value, bool) and schema_type in ("bool", "Scalar"):
         return IntegerAttr(int(value), i1)
     if isinstance(value, int) and not isinstance(value, bool):

@@ -36,8 +36,10 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     Float64Type,
+    IntegerAttr,
     IntegerType,
     Signedness,
+    i64,
 )
 from xdsl.ir import Attribute, Data, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
@@ -384,6 +386,11 @@ class ExprAttr(_ExpressionData):
     """A symbolic integer argument of an op: ``#hop.expr<s0 // 4>``."""
 
     name = "hop.expr"
+
+
+def dim_attribute(dim: Dim) -> IntegerAttr | ExprAttr:
+    """A size as an op argument: an ``i64`` when it is an integer, else ``#hop.expr``."""
+    return IntegerAttr(dim, i64) if isinstance(dim, int) else ExprAttr(dim)
 
 
 @irdl_attr_definition

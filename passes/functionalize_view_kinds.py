@@ -23,14 +23,13 @@ from xdsl.ir import Attribute
 
 from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import op_error
-from hopc.ir.types import DTYPES, Dim, TensorType
+from hopc.ir.types import DTYPES, Dim, TensorType, dim_attribute
 from hopc.passes.functionalize_views import (
     IDENTITY,
     Fresh,
     ViewStep,
     add_dims,
     dim_of,
-    int_attribute,
     ints_of,
     shape_attribute,
 )
@@ -88,8 +87,8 @@ class _View:
                          "aten.transpose_copy.int", properties)
 
     def slice(self, dim: int, start: Dim, end: Dim) -> ViewStep:
-        properties = {"dim": IntegerAttr(dim, i64), "start": int_attribute(start),
-                      "end": int_attribute(end)}
+        properties = {"dim": IntegerAttr(dim, i64), "start": dim_attribute(start),
+                      "end": dim_attribute(end)}
         return self.step("slice", "aten.slice_copy.Tensor", properties,
                          "aten.slice_scatter", properties, True)
 

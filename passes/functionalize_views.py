@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, i64
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from hopc.dialects.aten import AtenOp, op_class
-from hopc.ir.types import Dim, ExprAttr, NoneAttr, TensorType, canonical_dim
+from hopc.ir.types import Dim, ExprAttr, NoneAttr, TensorType, canonical_dim, dim_attribute
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,12 +83,8 @@ def scatter(step: ViewStep, input_value: SSAValue, new_value: SSAValue,
 # --------------------------------------------------------------------------- attribute helpers
 
 
-def int_attribute(value: Dim) -> Attribute:
-    return IntegerAttr(value, i64) if isinstance(value, int) else ExprAttr(value)
-
-
 def shape_attribute(shape: tuple[Dim, ...]) -> ArrayAttr:
-    return ArrayAttr([int_attribute(d) for d in shape])
+    return ArrayAttr([dim_attribute(d) for d in shape])
 
 
 def dim_of(attribute: Attribute | None, default: Dim | None = None) -> Dim | None:
