@@ -8,7 +8,8 @@ Each program is Python text built one statement at a time from views
 be a transposed (non-contiguous) tensor; a statement eager PyTorch rejects is
 dropped. Sizes are static, or symbolic (``dynamic=True``). The compiled program must return eager's values and leave the inputs
 as eager does; where hopc cannot tell what eager would do, it must raise its
-own located ``HopcError``, never return something else.
+own located ``HopcError``, never return something else. An output that is an
+input or a view of one shares that input's memory, at eager's offset.
 """
 
 from __future__ import annotations
@@ -66,7 +67,11 @@ def _runs(source: str, inputs: tuple[torch.Tensor, ...]) -> bool:
 
 
 def random_program(seed: int, inputs: tuple[torch.Tensor, ...], length: int = 8) -> str:
-    """A program of ``length`` statements on ``a`` and ``b`` that eager runs on ``inputs``."""
+    """A program of ``length`` statements on ``a`` and ``b`` that eager runs on ``inputs``.
+
+    Odd seeds return two of the values as they are (views of the inputs among
+    them), even seeds fresh copies of them.
+    """
     rng = random.Random(seed)
     names, body = ["a", "b"], []
     while len(body) < length:
@@ -74,7 +79,7 @@ def random_program(seed: int, inputs: tuple[torch.Tensor, ...], length: int = 8)
         candidate = body + [_statement(rng, names, fresh)]
         returned = rng.sample(names, min(2, len(names)))
         source = "def program(a, b):\n" + "".join(f"    {line}\n" for line in candidate) + \
-            f"    return {', '.join(f'{name} * 1' for name in returned)}\n"
+            f"    return {', '.join(name + (' * 1' if seed % 2 else '') for name in returned)}\n"
         if _runs(source, inputs):
             body = candidate
             if candidate[-1].startswith(f"{fresh} ="):
@@ -105,3 +110,14 @@ def test_random_program_matches_eager(seed, dynamic):
         return  # refused, with a located error: never a different answer
     for got, want in zip((*actual, *hopc_inputs), (*expected, *eager_inputs), strict=True):
         torch.testing.assert_close(got, want, msg=lambda message: f"{message}\n{source}")
+    assert _memory(actual, hopc_inputs) == _memory(expected, eager_inputs), source
+
+
+def _memory(outputs: tuple, inputs: tuple) -> list[tuple[int, int] | None]:
+    """For each output: the input whose memory it shares and its offset there, or None."""
+    places = []
+    for output in outputs:
+        shared = [i for i, t in enumerate(inputs)
+                  if t.untyped_storage().data_ptr() == output.untyped_storage().data_ptr()]
+        places.append((shared[0], output.storage_offset()) if shared else None)
+    return places
