@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import re
 import traceback
+from collections.abc import Iterable
 
 import torch
 import torch.fx
 from torch.multiprocessing.reductions import StorageWeakRef
-from xdsl.dialects.builtin import ModuleOp
 
 from hopc.frontend.aten_lowering import lower_to_aten
 from hopc.frontend.dynamo_capture import graph_fake_mode, lift_tensor_attributes
@@ -31,7 +31,6 @@ from hopc.frontend.module_import import BUFFER, PARAMETER, EntryArgument, import
 from hopc.frontend.output_aliases import OutputAliases
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_signature
 from hopc.ir.verify import verify_module
 from hopc.passes.pipeline import run_pipeline
 
@@ -86,12 +85,15 @@ def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list) -> Mo
     module = import_module(aten_graph, arguments + lifted + constants,
                            ShapeSymbols(fake_mode.shape_env))
     verify_module(module)
-    functional = run_pipeline(module, verify_each=False)
-    _check_no_mutated_input_shares_memory(functional, arguments + lifted + constants)
-    return ModuleCall(functional, [a.value for a in lifted + constants], aliases)
+    call = ModuleCall(run_pipeline(module, verify_each=False), [a.value for a in lifted + constants],
+                      aliases)
+    _check_no_mutated_input_shares_memory(call.signature.copy_back.values(),
+                                          arguments + lifted + constants)
+    return call
 
 
-def _check_no_mutated_input_shares_memory(module: ModuleOp, arguments: list[EntryArgument]) -> None:
+def _check_no_mutated_input_shares_memory(changed_arguments: Iterable[int],
+                                          arguments: list[EntryArgument]) -> None:
     """Raises when an input the program changes overlaps another input (say ``f(t, t[0])``).
 
     The functional module computes each input's new value from the values the
@@ -101,7 +103,7 @@ def _check_no_mutated_input_shares_memory(module: ModuleOp, arguments: list[Entr
     """
     storages = [StorageWeakRef(a.example.untyped_storage()) if isinstance(a.example, torch.Tensor)
                 else None for a in arguments]
-    for changed in sorted(set(entry_signature(module).copy_back.values())):
+    for changed in sorted(set(changed_arguments)):
         for index, storage in enumerate(storages):
             if index != changed and storage is not None and storage == storages[changed]:
                 raise HopcError(

@@ -9,10 +9,11 @@ The public API; each entry point imports its machinery on first use, so that
   semantics (``hopc.frontend.compile``);
 - ``parse(text)`` -> the module that hop-level IR text denotes
   (``hopc.ir.parse.parse_module``);
-- ``to_text(module, *, debuginfo=False)`` -> the module's text; with
-  ``debuginfo`` every op's location is printed too (``loc("model.py":12:9)``,
-  the user's Python line for a captured op), as ``mlir-opt
-  --mlir-print-debuginfo`` prints them. ``str(module)`` is ``to_text(module)``.
+- ``to_text(module, *, debuginfo=False, generic=False)`` -> the module's
+  text; with ``debuginfo`` every op's location is printed too
+  (``loc("model.py":12:9)``, the user's Python line for a captured op), as
+  ``mlir-opt --mlir-print-debuginfo`` prints them; ``generic`` prints MLIR's
+  generic form. ``str(module)`` is ``to_text(module)``.
 """
 
 from __future__ import annotations
@@ -40,17 +41,17 @@ def parse(text: str, **options: Any) -> Any:
     return parse_module(text, **options)
 
 
-def to_text(module: Any, *, debuginfo: bool = False) -> str:
+def to_text(module: Any, *, debuginfo: bool = False, generic: bool = False) -> str:
     import io
 
     from xdsl.printer import Printer
 
     stream = io.StringIO()
-    Printer(stream=stream, print_debuginfo=debuginfo).print_op(module)
+    Printer(stream=stream, print_debuginfo=debuginfo, print_generic_format=generic).print_op(module)
     return stream.getvalue()
 
 
 capture.__doc__ = "The captured-level module of ``program(*args, **kwargs)`` (see ``hopc.frontend.capture``)."
 compile.__doc__ = "A callable with ``program``'s eager semantics (see ``hopc.frontend.compile``)."
 parse.__doc__ = "The module that hop-level IR ``text`` denotes (see ``hopc.ir.parse.parse_module``)."
-to_text.__doc__ = "The text of ``module``; with ``debuginfo``, each op's ``loc(...)`` too."
+to_text.__doc__ = "The text of ``module``; with ``debuginfo``, each op's ``loc(...)`` too; ``generic``: MLIR's generic form."

@@ -14,20 +14,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from io import StringIO
-
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.printer import Printer
 
+from hopc import to_text
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.parse import parse_module
 from hopc.tools.opt import split_input
 
 
 def _print(module: ModuleOp, generic: bool) -> str:
-    stream = StringIO()
-    Printer(stream=stream, print_generic_format=generic).print_op(module)
-    return stream.getvalue() + "\n"
+    return to_text(module, generic=generic) + "\n"
 
 
 def check_chunk(text: str, mlir_opt: str | None) -> list[str]:

@@ -7,13 +7,12 @@ pipeline, locations included.
 
 import shutil
 import subprocess
-from io import StringIO
 
 import pytest
 from frontend_corpus import CASES
 from frontend_harness import check_capture
-from xdsl.printer import Printer
 
+import hopc
 from hopc.passes.pipeline import run_pipeline
 
 MLIR_OPT = next((path for name in ("mlir-opt", "mlir-opt-22", "/usr/lib/llvm-22/bin/mlir-opt")
@@ -33,10 +32,8 @@ def test_capture_matches_eager(case):
 def test_mlir_opt_accepts_the_generic_form(case):
     captured = check_capture(case.make(), case.inputs[:1], case.dynamic_shapes)
     for module in (captured, run_pipeline(captured.clone())):
-        generic = StringIO()
-        Printer(stream=generic, print_generic_format=True, print_debuginfo=True).print_op(module)
+        generic = hopc.to_text(module, debuginfo=True, generic=True)
         result = subprocess.run([MLIR_OPT, "--allow-unregistered-dialect", "--mlir-print-debuginfo",
-                                 "-"], input=generic.getvalue(), capture_output=True, text=True,
-                                check=False)
+                                 "-"], input=generic, capture_output=True, text=True, check=False)
         assert result.returncode == 0, result.stderr
         assert "loc(\"" in result.stdout  # the user's lines survive
