@@ -45,10 +45,10 @@ import torch
 from torch._higher_order_ops.while_loop import while_loop
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "frontend"))
-from frontend_models import Mlp, TransformerBlock  # noqa: E402
+from frontend_models import Mlp, TransformerBlock
 
-import hopc  # noqa: E402
-from hopc.frontend.compile import dynamo_settings  # noqa: E402
+import hopc
+from hopc.frontend.compile import dynamo_settings
 
 CAPTURE_TARGET = 1.5
 COMPILE_TARGET = 0.5

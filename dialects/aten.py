@@ -273,9 +273,7 @@ class AtenOp(IRDLOperation):
         """Builds the op from one operand list per tensor argument and its results' types."""
         operand_defs = []
         for argument, group in zip(cls.SCHEMA.operand_arguments, groups, strict=True):
-            if argument.is_tensor_list:
-                operand_defs.append(list(group))
-            elif argument.is_optional_tensor:
+            if argument.is_tensor_list or argument.is_optional_tensor:
                 operand_defs.append(list(group))
             else:
                 if len(group) != 1:
@@ -402,7 +400,7 @@ class RunningStatsEffect(MemoryEffect):
 
 
 
-def _operand_field(argument: Argument):  # noqa: ANN202
+def _operand_field(argument: Argument):
     if argument.is_tensor_list:
         return var_operand_def(TensorType)
     if argument.is_optional_tensor:
@@ -410,7 +408,7 @@ def _operand_field(argument: Argument):  # noqa: ANN202
     return operand_def(TensorType)
 
 
-def _result_field(ret):  # noqa: ANN001, ANN202
+def _result_field(ret):
     if ret.is_tensor_list:
         return var_result_def(TensorType)
     if ret.type == "Tensor":

@@ -91,7 +91,7 @@ def infer_result_types(schema: Schema, operand_types: Sequence[Sequence[TensorTy
     try:
         with shapes.mode:
             output = overload(*args, **kwargs)
-    except Exception as error:  # noqa: BLE001 - PyTorch raises many kinds; all mean "rejected"
+    except Exception as error:
         raise HopcError(f"{schema.op_name}: PyTorch rejects these arguments: "
                         f"{str(error).splitlines()[0]}") from None
     finally:

@@ -214,7 +214,7 @@ class _SymBinaryOp(IRDLOperation):
             )
 
 
-def _sym_binary(op_name: str, apply, result_kind=SymIntType, doc: str = ""):  # noqa: ANN001
+def _sym_binary(op_name: str, apply, result_kind=SymIntType, doc: str = ""):
     cls = type(
         "".join(part.capitalize() for part in op_name.split(".")[1].split("_")) + "Op",
         (_SymBinaryOp,),
@@ -225,14 +225,14 @@ def _sym_binary(op_name: str, apply, result_kind=SymIntType, doc: str = ""):  # 
     return irdl_op_definition(cls)
 
 
-def _floordiv(a, b):  # noqa: ANN001, ANN202
+def _floordiv(a, b):
     from hopc.ir.symbolic import FloorDiv
 
     return FloorDiv(a, b)
 
 
-def _sympy_function(name: str):  # noqa: ANN202
-    def apply(a, b):  # noqa: ANN001, ANN202
+def _sympy_function(name: str):
+    def apply(a, b):
         import sympy
 
         return getattr(sympy, name)(a, b)

@@ -48,7 +48,7 @@ class _LocatingInterpreter(torch.fx.Interpreter):
             return super().run_node(node)
         except HopcError:
             raise
-        except Exception as error:  # noqa: BLE001 (any tracer failure is the user's construct)
+        except Exception as error:
             raise HopcError(f"cannot trace {_describe(node)} to ATen: {first_paragraph(error)}",
                             node_location(node)) from error
 

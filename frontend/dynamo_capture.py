@@ -45,7 +45,7 @@ def dynamo_graph(program: Callable, args: tuple, kwargs: dict, dynamic_shapes: o
                                             assume_static_by_default=True)(*args, **kwargs)
         except HopcError:
             raise
-        except Exception as error:  # noqa: BLE001 (Dynamo's failures are the program's)
+        except Exception as error:
             raise dynamo_error(error, program) from None
     graph_module = exported.graph_module
     graph_module.graph._codegen = torch.fx.graph.CodeGen()  # plain positional signature

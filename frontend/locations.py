@@ -18,10 +18,9 @@ from dataclasses import dataclass
 
 import torch
 import torch.fx
-
-import hopc
 from xdsl.dialects.builtin import LocationAttr, UnknownLoc
 
+import hopc
 from hopc.ir.diagnostics import Location
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>.*)$')

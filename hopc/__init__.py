@@ -29,7 +29,7 @@ def capture(program: Any, args: Any, kwargs: Any = None, *, dynamic_shapes: Any 
     return capture_program(program, args, kwargs, dynamic_shapes=dynamic_shapes)
 
 
-def compile(program: Any, **options: Any) -> Any:  # noqa: A001 (the public name)
+def compile(program: Any, **options: Any) -> Any:
     from hopc.frontend.compile import compile_program
 
     return compile_program(program, **options)
@@ -54,4 +54,5 @@ def to_text(module: Any, *, debuginfo: bool = False, generic: bool = False) -> s
 capture.__doc__ = "The captured-level module of ``program(*args, **kwargs)`` (see ``hopc.frontend.capture``)."
 compile.__doc__ = "A callable with ``program``'s eager semantics (see ``hopc.frontend.compile``)."
 parse.__doc__ = "The module that hop-level IR ``text`` denotes (see ``hopc.ir.parse.parse_module``)."
-to_text.__doc__ = "The text of ``module``; with ``debuginfo``, each op's ``loc(...)`` too; ``generic``: MLIR's generic form."
+to_text.__doc__ = ("The text of ``module``; with ``debuginfo``, each op's ``loc(...)`` too; "
+                   "``generic``: MLIR's generic form.")

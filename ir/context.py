@@ -38,13 +38,13 @@ def make_context(*, allow_unregistered: bool = False) -> HopcContext:
     return context
 
 
-def _hop_dialect():  # noqa: ANN202
+def _hop_dialect():
     from hopc.dialects.hop import Hop
 
     return Hop
 
 
-def _aten_dialect():  # noqa: ANN202
+def _aten_dialect():
     from hopc.dialects.aten import Aten
 
     return Aten

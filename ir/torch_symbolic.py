@@ -26,8 +26,8 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv
 
 from hopc.ir import symbolic
-from hopc.ir.types import Dim, TensorType, canonical_dim
 from hopc.ir.torch_values import dtype_of
+from hopc.ir.types import Dim, TensorType, canonical_dim
 
 _FIRST_HINT = 7919  # hints are distinct primes-ish far from 0/1 and from each other
 
@@ -109,7 +109,7 @@ class FakeShapes:
         return TensorType([self.dim(s) for s in tensor.shape], element_type_of(tensor.dtype))
 
 
-def _evaluate(expression: sympy.Basic, values: Mapping[str, torch.SymInt]):  # noqa: ANN202
+def _evaluate(expression: sympy.Basic, values: Mapping[str, torch.SymInt]):
     """Evaluates our expression with torch SymInts for its symbols (Python arithmetic)."""
     if isinstance(expression, sympy.Symbol):
         return values[expression.name]
@@ -136,7 +136,7 @@ def _evaluate(expression: sympy.Basic, values: Mapping[str, torch.SymInt]):  # n
     raise ValueError(f"cannot evaluate {expression} on torch sizes")
 
 
-def _fold(function, args):  # noqa: ANN001, ANN202
+def _fold(function, args):
     result = args[0]
     for arg in args[1:]:
         result = function(result, arg)

@@ -18,7 +18,7 @@ frontend); the parser never does, so importing sympy here costs nothing extra.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import lru_cache
+from functools import cache
 
 import sympy
 import torch
@@ -66,7 +66,7 @@ def element_type_of(dtype: torch.dtype) -> Attribute:
     return DTYPES[name]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _expression(text: str) -> sympy.Basic:
     return symbolic.parse_expr(text)
 

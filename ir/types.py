@@ -28,7 +28,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from functools import cache
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -116,7 +116,7 @@ class ExpressionError(ValueError):
         self.column = column
 
 
-@lru_cache(maxsize=None)
+@cache
 def canonical_dim(text: str) -> Dim:
     """The canonical form of a dimension text: an int, or canonical expression text.
 
@@ -184,7 +184,7 @@ def simple_arithmetic(operation: str, lhs: Dim, rhs: Dim) -> Dim | None:
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def canonical_expression(text: str) -> Dim:
     """Canonical text of a compound expression (through sympy, see Note [lazy sympy])."""
     from hopc.ir import symbolic
@@ -198,7 +198,7 @@ def canonical_expression(text: str) -> Dim:
     return symbolic.print_expr(expression)
 
 
-@lru_cache(maxsize=None)
+@cache
 def dim_symbols(dim: Dim) -> frozenset[str]:
     """Names of the shape symbols that a dimension mentions."""
     if isinstance(dim, int):
@@ -206,7 +206,7 @@ def dim_symbols(dim: Dim) -> frozenset[str]:
     return frozenset(name for name in _IDENTIFIERS.findall(dim) if name not in _FUNCTION_NAMES)
 
 
-@lru_cache(maxsize=None)
+@cache
 def shape_symbols(shape: tuple[Dim, ...]) -> frozenset[str]:
     """Names of the shape symbols that any dimension of a shape mentions."""
     return frozenset().union(*(dim_symbols(d) for d in shape))
@@ -255,7 +255,7 @@ def _dims(text: str, offset: int) -> tuple[Dim, ...]:
     return tuple(dims)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tensor_parameters(body: str) -> tuple[tuple[Dim, ...], Attribute]:
     """The shape and element type that the body of ``!hop.tensor<...>`` spells.
 
@@ -278,8 +278,8 @@ def _tensor_parameters(body: str) -> tuple[tuple[Dim, ...], Attribute]:
 
 
 def _parse_expression_body(parser: AttrParser) -> Dim:
-    start = parser._current_token.span.start + 1  # noqa: SLF001 (MLIR's raw body scan)
-    body = parser._parse_dialect_symbol_body()  # noqa: SLF001
+    start = parser._current_token.span.start + 1
+    body = parser._parse_dialect_symbol_body()
     try:
         return canonical_dim(body)
     except ExpressionError as error:
@@ -330,8 +330,8 @@ class TensorType(Data[tuple[tuple[Dim, ...], Attribute]], TypeAttribute):
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> tuple[tuple[Dim, ...], Attribute]:
-        body_start = parser._current_token.span.start + 1  # noqa: SLF001
-        body = parser._parse_dialect_symbol_body()  # noqa: SLF001
+        body_start = parser._current_token.span.start + 1
+        body = parser._parse_dialect_symbol_body()
         try:
             return _tensor_parameters(body)
         except _BodyError as error:

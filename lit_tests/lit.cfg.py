@@ -10,10 +10,8 @@ import os
 import shutil
 import sys
 
-import lit.formats
-
 sys.path.insert(0, os.path.dirname(__file__))
-from roundtrip_format import RoundTripShTest  # noqa: E402
+from roundtrip_format import RoundTripShTest
 
 config.name = "hopc"
 config.test_format = RoundTripShTest(execute_external=False)

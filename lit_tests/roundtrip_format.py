@@ -3,14 +3,14 @@
 import subprocess
 import sys
 
-import lit.Test
 import lit.formats
+import lit.Test
 
 
 class RoundTripShTest(lit.formats.ShTest):
     """``ShTest`` plus ``python -m hopc.tools.roundtrip <file>`` for every ``.mlir`` test."""
 
-    def execute(self, test, lit_config):  # noqa: ANN001, ANN201 - lit's interface
+    def execute(self, test, lit_config):
         result = super().execute(test, lit_config)
         if result.code != lit.Test.PASS or not test.getSourcePath().endswith(".mlir"):
             return result

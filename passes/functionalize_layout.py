@@ -32,7 +32,6 @@ import sympy
 
 from hopc.ir import symbolic
 from hopc.ir.types import Dim
-
 from hopc.passes.functionalize_views import ViewStep, dim_of, ints_of
 
 
@@ -126,7 +125,7 @@ def _norm(dim: int, rank: int) -> int:
     return dim + rank if dim < 0 else dim
 
 
-def _dims(attribute) -> list[Dim]:  # noqa: ANN001
+def _dims(attribute) -> list[Dim]:
     return [dim_of(a) for a in attribute.data]
 
 
@@ -199,7 +198,7 @@ def _decide(answer: bool | None) -> bool:
     return answer
 
 
-def _compute_stride(old_sizes, old_strides, new_sizes):  # noqa: ANN001, ANN202 (PyTorch's names)
+def _compute_stride(old_sizes, old_strides, new_sizes):
     if not old_sizes:
         return tuple(sympy.Integer(1) for _ in new_sizes)
     new_strides = [sympy.Integer(0)] * len(new_sizes)
@@ -248,7 +247,7 @@ class AliasLayouts:
     def __init__(self, rules: LayoutRules):
         self.rules = rules
 
-    def of(self, alias) -> Layout | None:  # noqa: ANN001 (an Alias)
+    def of(self, alias) -> Layout | None:
         if alias.layout is False:
             if alias.parent is None:
                 alias.layout = self._base(alias.storage)
@@ -257,7 +256,7 @@ class AliasLayouts:
                 alias.layout = None if parent is None else self.rules.apply(parent, alias.step)
         return alias.layout
 
-    def _base(self, storage) -> Layout | None:  # noqa: ANN001 (a Storage)
+    def _base(self, storage) -> Layout | None:
         origin = storage.layout_origin
         if origin is None or isinstance(origin, Layout):
             return origin
@@ -268,25 +267,25 @@ class AliasLayouts:
             return None
         return self.of(origin)
 
-    def _lays_out_row_major(self, alias) -> bool:  # noqa: ANN001
+    def _lays_out_row_major(self, alias) -> bool:
         """Whether an op's result is row-major as far as this operand goes."""
         if self.is_contiguous(alias):
             return True
         layout = self.of(alias)
         return layout is not None and is_dense(layout) is False
 
-    def is_contiguous(self, alias) -> bool | None:  # noqa: ANN001
+    def is_contiguous(self, alias) -> bool | None:
         if alias.parent is None and alias.storage.layout_origin is ROW_MAJOR:
             return True
         layout = self.of(alias)
         return None if layout is None else is_contiguous(layout)
 
-    def is_dense_base(self, alias) -> bool:  # noqa: ANN001
+    def is_dense_base(self, alias) -> bool:
         """Whether ``alias`` covers its storage from offset 0 in row-major order."""
         layout = self.of(alias)
         return layout is not None and layout.offset == 0 and is_contiguous(layout) is True
 
-    def reshape_aliases(self, alias, shape: Sequence[Dim]) -> bool | None:  # noqa: ANN001
+    def reshape_aliases(self, alias, shape: Sequence[Dim]) -> bool | None:
         if alias.parent is None and alias.storage.layout_origin is ROW_MAJOR:
             return True
         return reshape_aliases(self.of(alias), [self.rules.expression(d) for d in shape])

@@ -14,7 +14,6 @@ PyTorch's own functionalization copies the result into ``self``.
 
 from __future__ import annotations
 
-
 from xdsl.ir import Attribute, SSAValue
 
 from hopc.dialects import aten_schema

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from functools import lru_cache
+from functools import cache
 
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute, Region, SSAValue
@@ -67,7 +67,7 @@ Key = str | SSAValue
 _NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@lru_cache(maxsize=None)
+@cache
 def dim_symbols_in_order(dim: Dim) -> tuple[str, ...]:
     """The symbols of one dimension or expression, in the order its text names them."""
     if isinstance(dim, int):
@@ -76,7 +76,7 @@ def dim_symbols_in_order(dim: Dim) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in _NAMES.findall(dim) if name in symbols))
 
 
-@lru_cache(maxsize=None)
+@cache
 def symbols_in_order(attribute: Attribute) -> tuple[str, ...]:
     """The shape symbols a type or attribute mentions, at any depth, in textual order."""
     if isinstance(attribute, TensorType):

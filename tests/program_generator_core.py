@@ -42,7 +42,7 @@ class ProgramWriter:
         self.choose, self.max_depth = choose, max_depth
         self.count = 0
 
-    def pick(self, items: list):  # noqa: ANN201 - any element
+    def pick(self, items: list):
         return items[self.choose(len(items))]
 
     def fresh(self, prefix: str = "v") -> str:

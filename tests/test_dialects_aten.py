@@ -82,34 +82,34 @@ def test_ops_with_a_generator_write():
 # --------------------------------------------------------------------------- queries
 
 
-def test_operand_groups_follow_the_schema(module):  # noqa: ANN001
+def test_operand_groups_follow_the_schema(module):
     linear = _op(module, "linear")
     groups = [(argument.name, len(values)) for argument, values in linear.operand_groups()]
     assert groups == [("input", 1), ("weight", 1), ("bias", 0)]
 
 
-def test_tensor_list_none_positions(module):  # noqa: ANN001
+def test_tensor_list_none_positions(module):
     index = _op(module, "index")
     (argument,) = [a for a in index.SCHEMA.operand_arguments if a.name == "indices"]
     assert index.tensor_list_nones(argument) == (0,)
     assert [len(values) for _, values in index.operand_groups()] == [1, 1]
 
 
-def test_mutated_operands(module):  # noqa: ANN001
+def test_mutated_operands(module):
     add, inplace, out = (_op(module, name) for name in ("add", "inplace", "out"))
     assert add.mutated_operands() == []
     assert inplace.mutated_operands() == [inplace.operands[0]]
     assert out.mutated_operands() == [out.operands[2]]
 
 
-def test_aliased_operand_of_a_view_and_of_an_in_place_op(module):  # noqa: ANN001
+def test_aliased_operand_of_a_view_and_of_an_in_place_op(module):
     view, inplace, add = (_op(module, name) for name in ("view", "inplace", "add"))
     assert view.aliased_operand(0) is view.operands[0]
     assert inplace.aliased_operand(0) is inplace.operands[0]
     assert add.aliased_operand(0) is None
 
 
-def test_argument_attribute_is_none_for_a_default(module):  # noqa: ANN001
+def test_argument_attribute_is_none_for_a_default(module):
     assert _op(module, "add").argument_attribute("alpha") is None
     assert _op(module, "inplace").argument_attribute("alpha") == IntegerAttr(2, i64)
 
@@ -117,7 +117,7 @@ def test_argument_attribute_is_none_for_a_default(module):  # noqa: ANN001
 # --------------------------------------------------------------------------- building
 
 
-def test_build_from_groups_round_trips_through_the_custom_form(module):  # noqa: ANN001
+def test_build_from_groups_round_trips_through_the_custom_form(module):
     cat = _op(module, "cat")
     rebuilt = op_class("aten.cat").build_from_groups(
         [list(cat.operands)], {}, [r.type for r in cat.results])
@@ -125,7 +125,7 @@ def test_build_from_groups_round_trips_through_the_custom_form(module):  # noqa:
     rebuilt.verify()
 
 
-def test_build_from_groups_needs_one_operand_per_tensor_argument(module):  # noqa: ANN001
+def test_build_from_groups_needs_one_operand_per_tensor_argument(module):
     add = _op(module, "add")
     with pytest.raises(VerifyException, match="argument 'other' needs one tensor"):
         op_class("aten.add.Tensor").build_from_groups(

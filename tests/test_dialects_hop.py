@@ -26,9 +26,9 @@ from hopc.dialects.hop import (
     WrapOp,
     YieldOp,
 )
+from hopc.ir import symbolic
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.parse import parse_module
-from hopc.ir import symbolic
 from hopc.ir.types import (
     DTYPES,
     SymBoolType,
@@ -54,7 +54,7 @@ def _body(arg_types: list) -> Region:
     return Region(block)
 
 
-def _block_argument(type_) -> Block:  # noqa: ANN001
+def _block_argument(type_) -> Block:
     return Block(arg_types=[type_])
 
 
@@ -77,7 +77,7 @@ def test_sym_binary_builder_infers_the_canonical_result_expression():
 
 
 @pytest.mark.parametrize("op_class", SYM_BINARY_OPS, ids=lambda cls: cls.name)
-def test_every_sym_binary_op_builds_a_verifying_op(op_class):  # noqa: ANN001
+def test_every_sym_binary_op_builds_a_verifying_op(op_class):
     block = Block(arg_types=[SymIntType("s0"), SymIntType(3)])
     op = op_class(*block.args)
     op.verify()
@@ -263,14 +263,14 @@ _CONSTANTS = st.integers(min_value=-50, max_value=50)
 
 
 @st.composite
-def _affine_text(draw) -> str:  # noqa: ANN001
+def _affine_text(draw) -> str:
     """``c*s + d``: an affine form over one symbol."""
     coefficient, symbol, constant = draw(_COEFFICIENTS), draw(_SYMBOLS), draw(_CONSTANTS)
     return f"{coefficient}*{symbol} + {constant}"
 
 
 @st.composite
-def _simple_shaped_text(draw) -> str:  # noqa: ANN001
+def _simple_shaped_text(draw) -> str:
     """Text shaped like the forms canonical_dim accepts without sympy, canonical or not."""
     symbol = draw(_SYMBOLS)
     number = draw(st.integers(min_value=0, max_value=120))
@@ -284,14 +284,14 @@ def _simple_shaped_text(draw) -> str:  # noqa: ANN001
 
 @settings(max_examples=400, deadline=None)
 @given(_simple_shaped_text())
-def test_canonical_dim_agrees_with_sympy(text):  # noqa: ANN001
+def test_canonical_dim_agrees_with_sympy(text):
     assert canonical_dim(text) == canonical_expression(text)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(SYM_BINARY_OPS), st.one_of(_CONSTANTS, _affine_text()),
        st.one_of(_CONSTANTS, _affine_text()))
-def test_simple_arithmetic_agrees_with_sympy(op_class, lhs, rhs):  # noqa: ANN001
+def test_simple_arithmetic_agrees_with_sympy(op_class, lhs, rhs):
     lhs, rhs = canonical_dim(str(lhs)), canonical_dim(str(rhs))
     simple = simple_arithmetic(op_class.name.removeprefix("hop.sym_"), lhs, rhs)
     if simple is None:

@@ -18,7 +18,7 @@ import torch
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.interpreter import run_module
-from hopc.dialects.aten_schema import lookup
+from hopc.dialects.aten_schema import functional_variant, lookup
 from hopc.ir.context import make_context
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.module import declared_symbols, entry_function, entry_signature
@@ -27,7 +27,6 @@ from hopc.ir.torch_values import dtype_of, evaluate_dim
 from hopc.ir.types import DTYPES, TensorType, dim_symbols
 from hopc.ir.verify import verify_module
 from hopc.passes.functionalize import FunctionalizePass
-from hopc.dialects.aten_schema import functional_variant
 from hopc.passes.functionalize_mutation import promote_types, result_type
 from hopc.passes.functionalize_signature import apply_copy_back
 from hopc.passes.verify_functional import verify_functional

@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from program_generator import SYMBOL_RANGE, SYMBOLS, generate_program
 from program_generator_core import random_arguments
+from test_functionalize import functionalized
 
 from hopc.backend.interpreter import run_module
 from hopc.ir.parse import parse_module
 from hopc.passes.functionalize_signature import apply_copy_back
-from test_functionalize import functionalized
 
 
 def _clone(values: list) -> list:

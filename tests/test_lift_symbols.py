@@ -25,7 +25,6 @@ from hopc.ir.verify import verify_module
 from hopc.passes.lift_symbols import LiftSymbolsPass
 from hopc.passes.verify_symbol_closed import VerifySymbolClosedPass
 
-
 LIT_CASES = Path(__file__).parent.parent / "lit_tests" / "passes" / "lift_symbols.mlir"
 CHUNKS = LIT_CASES.read_text().split("// -----")
 CONTEXT = make_context()

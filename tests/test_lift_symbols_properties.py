@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections import Counter
 from io import StringIO
 
+import program_generator
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-import program_generator
 from program_generator_core import random_arguments, symbol_sizes
 from symbolic_program_generator import generate_program
 from xdsl.dialects.builtin import ModuleOp
@@ -36,7 +36,6 @@ from hopc.passes.functionalize_signature import apply_copy_back
 from hopc.passes.lift_symbols import LiftSymbolsPass
 from hopc.passes.lift_symbols_analysis import plain_symbol, symbols_in_order, whole_dimensions
 from hopc.passes.verify_symbol_closed import VerifySymbolClosedPass
-
 
 CONTEXT = make_context()
 

@@ -45,7 +45,7 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
                           timeout=300)
 
 
-def test_the_deepest_nesting_accepted_goes_through_every_stage(tmp_path):  # noqa: ANN001
+def test_the_deepest_nesting_accepted_goes_through_every_stage(tmp_path):
     path = tmp_path / "deepest.mlir"
     path.write_text(nested_module(MAX_REGION_NESTING))
     printed = run(str(path))
@@ -60,7 +60,7 @@ def test_the_deepest_nesting_accepted_goes_through_every_stage(tmp_path):  # noq
     assert (transformed.returncode, transformed.stderr) == (0, "")
 
 
-def test_one_region_deeper_is_a_located_error_at_the_op(tmp_path):  # noqa: ANN001
+def test_one_region_deeper_is_a_located_error_at_the_op(tmp_path):
     text = nested_module(MAX_REGION_NESTING + 1)
     path = tmp_path / "too_deep.mlir"
     path.write_text(text)
@@ -72,7 +72,7 @@ def test_one_region_deeper_is_a_located_error_at_the_op(tmp_path):  # noqa: ANN0
                              f"inside more than {MAX_REGION_NESTING} nested regions\n")
 
 
-def test_a_deeply_nested_attribute_is_a_located_error(tmp_path):  # noqa: ANN001
+def test_a_deeply_nested_attribute_is_a_located_error(tmp_path):
     depth = 50_000
     path = tmp_path / "deep_attribute.mlir"
     path.write_text(f"func.func @f() attributes {{hop.note = {'[' * depth}1{']' * depth}}} {{\n"
@@ -91,7 +91,7 @@ def test_parsing_from_python_within_the_callers_recursion_limit_is_a_located_err
     assert raised.value.location is not None
 
 
-def test_main_restores_the_recursion_limit_and_the_collector(tmp_path):  # noqa: ANN001
+def test_main_restores_the_recursion_limit_and_the_collector(tmp_path):
     path = tmp_path / "deep.mlir"
     path.write_text(nested_module(200))
     limit = sys.getrecursionlimit()

@@ -81,14 +81,14 @@ def test_help_lists_each_pass_with_its_summary():
         assert f"--{name} {summary}" in help_text
 
 
-def test_valid_input_prints_the_module_and_exits_0(tmp_path):  # noqa: ANN001
+def test_valid_input_prints_the_module_and_exits_0(tmp_path):
     result = run(str(write(tmp_path, "valid.mlir", VALID)))
     assert result.returncode == 0, result.stderr.decode()
     assert result.stderr == b""
     assert result.stdout.decode().startswith("builtin.module {\n  hop.symbol @s0 backed [2, oo]")
 
 
-def test_output_is_a_fixed_point(tmp_path):  # noqa: ANN001
+def test_output_is_a_fixed_point(tmp_path):
     first = run(str(write(tmp_path, "valid.mlir", VALID))).stdout
     assert run("-", stdin=first).stdout == first
 
@@ -105,7 +105,7 @@ def test_errors_on_stdin_are_located_in_stdin():
     assert result.stderr.decode() == "<stdin>:1:15: error: Expected argument or type\n"
 
 
-def test_dash_o_writes_the_file_and_nothing_to_stdout(tmp_path):  # noqa: ANN001
+def test_dash_o_writes_the_file_and_nothing_to_stdout(tmp_path):
     output = tmp_path / "out.mlir"
     result = run(str(write(tmp_path, "valid.mlir", VALID)), "-o", str(output))
     assert result.returncode == 0
@@ -113,7 +113,7 @@ def test_dash_o_writes_the_file_and_nothing_to_stdout(tmp_path):  # noqa: ANN001
     assert output.read_text() == run(str(tmp_path / "valid.mlir")).stdout.decode()
 
 
-def test_split_input_file_separates_outputs_with_the_marker(tmp_path):  # noqa: ANN001
+def test_split_input_file_separates_outputs_with_the_marker(tmp_path):
     text = "func.func @a() {\n  func.return\n}\n// -----\nfunc.func @b() {\n  func.return\n}\n"
     result = run(str(write(tmp_path, "split.mlir", text)), "--split-input-file")
     assert result.returncode == 0
@@ -122,7 +122,7 @@ def test_split_input_file_separates_outputs_with_the_marker(tmp_path):  # noqa: 
     assert "@b" in second
 
 
-def test_split_input_file_locates_errors_in_the_whole_file(tmp_path):  # noqa: ANN001
+def test_split_input_file_locates_errors_in_the_whole_file(tmp_path):
     text = ("func.func @a() {\n  func.return\n}\n// -----\n"
             'func.func @b() {\n  %x = "foo.bar"() : () -> i32\n}\n')
     result = run(str(write(tmp_path, "split.mlir", text)), "--split-input-file")
@@ -131,7 +131,7 @@ def test_split_input_file_locates_errors_in_the_whole_file(tmp_path):  # noqa: A
                     result.stderr.decode())
 
 
-def test_passes_run_from_flags_and_from_the_pipeline(tmp_path):  # noqa: ANN001
+def test_passes_run_from_flags_and_from_the_pipeline(tmp_path):
     path = str(write(tmp_path, "valid.mlir", VALID))
     by_flags = run(path, "--canonicalize", "--cse")
     by_pipeline = run(path, "--pass-pipeline=builtin.module(canonicalize,cse)")
@@ -149,13 +149,13 @@ def test_passes_run_from_flags_and_from_the_pipeline(tmp_path):  # noqa: ANN001
     (["-", "extra.mlir"], "more than one input file: 'extra.mlir'"),
     (["-o"], "argument -o/--output-file: expected one argument"),
 ])
-def test_a_bad_command_line_is_one_line_with_a_hint_and_exit_1(args, message):  # noqa: ANN001
+def test_a_bad_command_line_is_one_line_with_a_hint_and_exit_1(args, message):
     result = run(*args, stdin=VALID.encode())
     assert result.returncode == 1
     assert result.stderr.decode() == f"hopc-opt: error: {message}; see 'hopc-opt --help'\n"
 
 
-def test_split_input_file_goes_on_past_a_failing_chunk(tmp_path):  # noqa: ANN001
+def test_split_input_file_goes_on_past_a_failing_chunk(tmp_path):
     text = ("func.func @a() {\n  func.return\n}\n// -----\nfunc.func @b( {\n// -----\n"
             "func.func @c() {\n  func.return\n}\n")
     path = write(tmp_path, "split.mlir", text)
@@ -205,7 +205,7 @@ MALFORMED = {
 
 
 @pytest.mark.parametrize(("content", "line"), MALFORMED.values(), ids=MALFORMED.keys())
-def test_malformed_input_is_one_located_diagnostic(tmp_path, content, line):  # noqa: ANN001
+def test_malformed_input_is_one_located_diagnostic(tmp_path, content, line):
     path = write(tmp_path, "input.mlir", content)
     result = run(str(path))
     stderr = result.stderr.decode()
@@ -226,7 +226,7 @@ def test_malformed_input_is_one_located_diagnostic(tmp_path, content, line):  # 
      "hopc-opt: error: Unrecognized passes: ['no-such-pass']\n"),
     (["-p", "cse,no-such-pass", "-"], "hopc-opt: error: Unrecognized passes: ['no-such-pass']\n"),
 ])
-def test_errors_without_a_position_name_the_tool(args, message):  # noqa: ANN001
+def test_errors_without_a_position_name_the_tool(args, message):
     result = run(*args, stdin=VALID.encode())
     assert result.returncode == 1
     assert result.stderr.decode() == message
@@ -238,7 +238,7 @@ def test_a_malformed_pipeline_is_a_diagnostic():
     assert result.stderr.decode().startswith("hopc-opt: error: Error parsing pass pipeline")
 
 
-def test_an_unwritable_output_file_is_a_diagnostic(tmp_path):  # noqa: ANN001
+def test_an_unwritable_output_file_is_a_diagnostic(tmp_path):
     result = run("-", "-o", str(tmp_path / "no" / "such" / "out.mlir"), stdin=VALID.encode())
     assert result.returncode == 1
     assert result.stderr.decode().startswith("hopc-opt: error: cannot write output file")
@@ -289,7 +289,7 @@ def _run_in_process(path: Path) -> tuple[int, str]:
     return 0, stderr.getvalue()
 
 
-def test_mutated_inputs_give_diagnostics_not_crashes(tmp_path):  # noqa: ANN001
+def test_mutated_inputs_give_diagnostics_not_crashes(tmp_path):
     path = tmp_path / "mutated.mlir"
     for index, data in enumerate(_mutations()):
         path.write_bytes(data)
@@ -300,7 +300,7 @@ def test_mutated_inputs_give_diagnostics_not_crashes(tmp_path):  # noqa: ANN001
             assert "internal compiler error" not in stderr, (index, data, stderr)
 
 
-def test_mutated_inputs_never_print_a_traceback(tmp_path):  # noqa: ANN001
+def test_mutated_inputs_never_print_a_traceback(tmp_path):
     # The real console script on every mutation that is still text, in one run:
     # --verify-diagnostics goes on past each chunk's error.
     texts = []

@@ -279,7 +279,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     def drive() -> None:
         try:
             _run(argv)
-        except BaseException as exit_:  # noqa: BLE001 - handed to the main thread
+        except BaseException as exit_:
             outcome.append(exit_)
 
     collecting = gc.isenabled()
@@ -317,7 +317,7 @@ def _run(argv: Sequence[str] | None) -> None:
         raise SystemExit(1) from None
     except BrokenPipeError:
         raise SystemExit(1) from None
-    except Exception as error:  # noqa: BLE001 - the promise is: no traceback, ever
+    except Exception as error:
         sys.stderr.write(f"hopc-opt: error: internal compiler error: "
                          f"{type(error).__name__}: {error}\n")
         raise SystemExit(1) from None

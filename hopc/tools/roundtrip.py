@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc import to_text
@@ -49,7 +50,8 @@ def check_chunk(text: str, mlir_opt: str | None) -> list[str]:
 
 def main() -> None:
     path = sys.argv[1]
-    text = open(path, encoding="utf-8").read()
+    with open(path, encoding="utf-8") as file:
+        text = file.read()
     mlir_opt = os.environ.get("HOPC_MLIR_OPT")
     failed = False
     for index, (chunk, _) in enumerate(split_input(text)):

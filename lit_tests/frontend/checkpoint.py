@@ -3,9 +3,9 @@
 
 import torch
 import torch.utils.checkpoint as checkpoint_utils
+from lit_helpers import run
 
 import hopc
-from lit_helpers import run
 
 
 class Block(torch.nn.Module):

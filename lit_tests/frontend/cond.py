@@ -2,9 +2,9 @@
 # torch.cond -> hop.cond: the predicate, the operands both branches take, one region per branch.
 
 import torch
+from lit_helpers import run
 
 import hopc
-from lit_helpers import run
 
 
 @run

@@ -2,9 +2,9 @@
 # What hopc cannot capture is an error that names the construct and the user's line.
 
 import torch
+from lit_helpers import run_printing_errors
 
 import hopc
-from lit_helpers import run_printing_errors
 
 
 # CHECK-LABEL: TEST: data_dependent_python_branch

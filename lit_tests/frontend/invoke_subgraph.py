@@ -2,10 +2,10 @@
 # nested_compile_region -> hop.invoke_subgraph: every call of one region shares one hop.subgraph.
 
 import torch
+from lit_helpers import run
 from torch.export import Dim
 
 import hopc
-from lit_helpers import run
 
 
 @torch.compiler.nested_compile_region

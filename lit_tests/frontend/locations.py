@@ -4,10 +4,10 @@
 # user's line that called the module.
 
 import torch
+from lit_helpers import run
 from xdsl.printer import Printer
 
 import hopc
-from lit_helpers import run
 
 
 def print_located(module):

@@ -2,10 +2,10 @@
 # map -> hop.map: the body runs on each slice along dim 0; extra operands are loop-invariant.
 
 import torch
+from lit_helpers import run
 from torch._higher_order_ops.map import map as map_hop
 
 import hopc
-from lit_helpers import run
 
 
 @run

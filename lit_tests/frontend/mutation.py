@@ -3,9 +3,9 @@
 # through views, out= variants. Nothing is functionalized and no result is a copy-back.
 
 import torch
+from lit_helpers import run
 
 import hopc
-from lit_helpers import run
 
 
 @run

@@ -2,10 +2,10 @@
 # scan -> hop.scan: init, scanned operands (the body sees one slice), per-step outputs stacked.
 
 import torch
+from lit_helpers import run
 from torch._higher_order_ops.scan import scan
 
 import hopc
-from lit_helpers import run
 
 
 @run

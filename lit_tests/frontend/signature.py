@@ -3,9 +3,9 @@
 # parameters, buffers and constants, each marked and declared; the outputs, flattened.
 
 import torch
+from lit_helpers import run
 
 import hopc
-from lit_helpers import run
 
 
 class Model(torch.nn.Module):

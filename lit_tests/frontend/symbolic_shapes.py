@@ -3,10 +3,10 @@
 # ranges; sizes read from data are unbacked symbols, with torch._check as ranges and asserts.
 
 import torch
+from lit_helpers import run
 from torch.export import Dim
 
 import hopc
-from lit_helpers import run
 
 
 @run

@@ -2,10 +2,10 @@
 # while_loop -> hop.while: carried values, then additional (loop-invariant) ones; both regions take both.
 
 import torch
+from lit_helpers import run
 from torch._higher_order_ops.while_loop import while_loop
 
 import hopc
-from lit_helpers import run
 
 
 @run

@@ -2,10 +2,10 @@
 # wrap -> hop.wrap: a body called once, with the tensors it reads as explicit operands.
 
 import torch
+from lit_helpers import run
 from torch._higher_order_ops.wrap import wrap
 
 import hopc
-from lit_helpers import run
 
 
 @run

@@ -13,13 +13,12 @@ from dataclasses import dataclass, field
 
 import torch
 import torch.utils.checkpoint as checkpoint_utils
+from frontend_models import Mlp, TransformerBlock
 from torch._higher_order_ops.map import map as map_hop
 from torch._higher_order_ops.scan import scan
 from torch._higher_order_ops.while_loop import while_loop
 from torch._higher_order_ops.wrap import wrap
 from torch.export import Dim
-
-from frontend_models import Mlp, TransformerBlock
 
 
 @dataclass

@@ -15,7 +15,6 @@ input or a view of one shares that input's memory, at eager's offset.
 from __future__ import annotations
 
 import random
-
 from collections.abc import Callable
 
 import pytest
@@ -54,7 +53,7 @@ def _statement(rng: random.Random, names: list[str], fresh: str) -> str:
 
 def _program(source: str) -> Callable:
     namespace = dict(_NAMES)
-    exec(source, namespace)  # noqa: S102 - the test's own generated program
+    exec(source, namespace)
     return namespace["program"]
 
 
