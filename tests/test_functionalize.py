@@ -27,8 +27,8 @@ from hopc.ir.torch_values import dtype_of, evaluate_dim
 from hopc.ir.types import DTYPES, TensorType, dim_symbols
 from hopc.ir.verify import verify_module
 from hopc.passes.functionalize import FunctionalizePass
-from hopc.passes.functionalize_mutation import promote_types, result_type
-from hopc.passes.functionalize_signature import apply_copy_back
+from hopc.passes.functionalize.mutation import promote_types, result_type
+from hopc.passes.functionalize.signature import apply_copy_back
 from hopc.passes.verify_functional import verify_functional
 
 LIT = Path(__file__).resolve().parent.parent / "lit_tests" / "passes" / "functionalize.mlir"

@@ -20,7 +20,7 @@ from test_functionalize import functionalized
 
 from hopc.backend.interpreter import run_module
 from hopc.ir.parse import parse_module
-from hopc.passes.functionalize_signature import apply_copy_back
+from hopc.passes.functionalize.signature import apply_copy_back
 
 
 def _clone(values: list) -> list:

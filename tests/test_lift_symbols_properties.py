@@ -32,7 +32,7 @@ from hopc.ir.module import declared_symbols
 from hopc.ir.parse import parse_module
 from hopc.ir.verify import verify_module
 from hopc.passes import pass_class
-from hopc.passes.functionalize_signature import apply_copy_back
+from hopc.passes.functionalize.signature import apply_copy_back
 from hopc.passes.lift_symbols import LiftSymbolsPass
 from hopc.passes.lift_symbols_analysis import plain_symbol, symbols_in_order, whole_dimensions
 from hopc.passes.verify_symbol_closed import VerifySymbolClosedPass

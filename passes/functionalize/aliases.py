@@ -31,9 +31,9 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from hopc.ir.diagnostics import op_error
 from hopc.ir.types import TensorType
-from hopc.passes.functionalize_layout import ROW_MAJOR, AliasLayouts, Layout, LayoutRules
-from hopc.passes.functionalize_view_kinds import classify_view
-from hopc.passes.functionalize_views import IDENTITY, Fresh, ViewStep, build, replay, scatter
+from hopc.passes.functionalize.layout import ROW_MAJOR, AliasLayouts, Layout, LayoutRules
+from hopc.passes.functionalize.view_kinds import classify_view
+from hopc.passes.functionalize.views import IDENTITY, Fresh, ViewStep, build, replay, scatter
 
 
 def describe(value: SSAValue) -> str:

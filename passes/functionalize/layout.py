@@ -12,7 +12,7 @@ applies PyTorch's ``computeStride``. A symbol is at least its declared lower
 bound (``hop.symbol @s0 backed [2, oo]``; 0 when the module declares none). A
 comparison that depends on the symbols' values gives None, and the op's
 result is *doubtful*: functionalize copies, and fails at a later mutation that
-would tell the two apart (Note [doubtful aliases] in ``functionalize_aliases.py``).
+would tell the two apart (Note [doubtful aliases] in ``aliases.py``).
 
 The layout of a base: an entry argument is row-major, or has the strides its
 ``hop.strides`` gives (Note [entry signature]); a region argument has
@@ -32,7 +32,7 @@ import sympy
 
 from hopc.ir import symbolic
 from hopc.ir.types import Dim
-from hopc.passes.functionalize_views import ViewStep, dim_of, ints_of
+from hopc.passes.functionalize.views import ViewStep, dim_of, ints_of
 
 
 @dataclass(frozen=True)
@@ -242,7 +242,7 @@ ROW_MAJOR = object()
 
 
 class AliasLayouts:
-    """Layouts of aliases (``functionalize_aliases.Alias``), computed on demand and cached."""
+    """Layouts of aliases (``aliasesAlias``), computed on demand and cached."""
 
     def __init__(self, rules: LayoutRules):
         self.rules = rules

@@ -21,8 +21,8 @@ from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Schema
 from hopc.ir.diagnostics import op_error
 from hopc.ir.types import DTYPES, TensorType
-from hopc.passes.functionalize_aliases import AliasState
-from hopc.passes.functionalize_views import build
+from hopc.passes.functionalize.aliases import AliasState
+from hopc.passes.functionalize.views import build
 
 _NOT_PROMOTING = frozenset({"aten.copy", "aten.index_put", "aten.index_copy", "aten.masked_scatter",
                             "aten.scatter.src", "aten.scatter.value", "aten.scatter_add",

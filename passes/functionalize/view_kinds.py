@@ -4,7 +4,7 @@
 
 - ``IDENTITY``: the result is its input (``alias``, ``detach``, ``to`` without
   a dtype change, ``contiguous`` of a contiguous tensor);
-- a ``ViewStep`` (``functionalize_views``), with its copying form and inverse;
+- a ``ViewStep`` (``views``), with its copying form and inverse;
 - a ``Fresh`` copy: an op whose schema may alias but that copies here
   (``reshape`` of a layout it cannot view, ``to`` another dtype).
 
@@ -24,7 +24,7 @@ from xdsl.ir import Attribute
 from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import op_error
 from hopc.ir.types import DTYPES, Dim, TensorType, dim_attribute
-from hopc.passes.functionalize_views import (
+from hopc.passes.functionalize.views import (
     IDENTITY,
     Fresh,
     ViewStep,

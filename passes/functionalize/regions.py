@@ -38,9 +38,9 @@ from xdsl.ir import Block, Operation, SSAValue
 from hopc.dialects import hop
 from hopc.ir.diagnostics import op_error
 from hopc.ir.types import TensorType
-from hopc.passes.functionalize_aliases import Alias, AliasState, describe
-from hopc.passes.functionalize_layout import AliasLayouts
-from hopc.passes.functionalize_views import ViewStep, build
+from hopc.passes.functionalize.aliases import Alias, AliasState, describe
+from hopc.passes.functionalize.layout import AliasLayouts
+from hopc.passes.functionalize.views import ViewStep, build
 
 MUTABLE_OPERANDS: dict[type[Operation], frozenset[str]] = {
     hop.WrapOp: frozenset({"inputs"}),

@@ -30,8 +30,8 @@ from xdsl.ir import Attribute, SSAValue
 from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import op_error
 from hopc.ir.types import TensorType
-from hopc.passes.functionalize_aliases import AliasState
-from hopc.passes.functionalize_views import build
+from hopc.passes.functionalize.aliases import AliasState
+from hopc.passes.functionalize.views import build
 
 _FUNCTIONAL_FORM = "aten._native_batch_norm_legit_functional"
 _REWRITTEN = frozenset({"aten.batch_norm", "aten.native_batch_norm"})

@@ -1,7 +1,7 @@
 """Functionalize each HOP kind: rewrite its bodies, rebuild it with the results they now have.
 
 One function per kind, each following Note [mutation through HOP regions] in
-``functionalize_regions.py``: read the operands' current values, functionalize
+``regions.py``: read the operands' current values, functionalize
 the bodies, add the results that carry changed operands, write those back.
 """
 
@@ -17,8 +17,8 @@ from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import op_error
 from hopc.ir.substitution import Substitution, is_identity, substitute
-from hopc.passes.functionalize_aliases import AliasState, describe
-from hopc.passes.functionalize_regions import (
+from hopc.passes.functionalize.aliases import AliasState, describe
+from hopc.passes.functionalize.regions import (
     BlockResult,
     HopEffects,
     append_yields,
@@ -29,7 +29,7 @@ from hopc.passes.functionalize_regions import (
     loop_effects,
     single_body_effects,
 )
-from hopc.passes.functionalize_views import ViewStep
+from hopc.passes.functionalize.views import ViewStep
 
 
 class Functionalizer(Protocol):

@@ -9,7 +9,7 @@ final value as a result. ``--verify-functional`` checks the first part.
 
 Assumes a verified module at the captured level: operands of a region op are
 passed as operands (a region may also read outer values; those it changes
-become operands, see ``functionalize_captures``), and each base tensor (an
+become operands, see ``captures``), and each base tensor (an
 input, or the result of an op that is not a view) is dense and row-major.
 
 Before::
@@ -35,8 +35,8 @@ After::
 Note [view replay]
 ~~~~~~~~~~~~~~~~~~
 Each tensor value of the original program is a chain of views of one storage
-(``functionalize_aliases``). An in-place op on a value computes its
-functional form (``functionalize_mutation``), then writes the result back to
+(``aliases``). An in-place op on a value computes its
+functional form (``mutation``), then writes the result back to
 the base by scattering it through the chain, innermost view first
 (``select_scatter``, ``slice_scatter``, ``diagonal_scatter``,
 ``as_strided_scatter``; ``view_copy`` back to the input's shape, or the
@@ -66,14 +66,14 @@ from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import op_error
 from hopc.ir.module import entry_function, entry_signature
-from hopc.passes.functionalize_aliases import AliasState, describe
-from hopc.passes.functionalize_captures import make_captures_explicit
-from hopc.passes.functionalize_hops import HOP_FUNCTIONALIZERS, functionalize_subgraph
-from hopc.passes.functionalize_layout import Layout, LayoutRules
-from hopc.passes.functionalize_mutation import VALUE_PRESERVING_IN_PLACE, functionalize_mutation
-from hopc.passes.functionalize_regions import BlockResult, HopEffects, yield_sources
-from hopc.passes.functionalize_running_stats import functionalize_running_stats
-from hopc.passes.functionalize_signature import add_copy_back_results
+from hopc.passes.functionalize.aliases import AliasState, describe
+from hopc.passes.functionalize.captures import make_captures_explicit
+from hopc.passes.functionalize.hops import HOP_FUNCTIONALIZERS, functionalize_subgraph
+from hopc.passes.functionalize.layout import Layout, LayoutRules
+from hopc.passes.functionalize.mutation import VALUE_PRESERVING_IN_PLACE, functionalize_mutation
+from hopc.passes.functionalize.regions import BlockResult, HopEffects, yield_sources
+from hopc.passes.functionalize.running_stats import functionalize_running_stats
+from hopc.passes.functionalize.signature import add_copy_back_results
 
 
 @dataclass(frozen=True)

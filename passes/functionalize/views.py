@@ -1,6 +1,6 @@
 """Views as functionalize sees them: a step from an input to a result, its copy and inverse.
 
-A ``ViewStep`` is one view (``functionalize_view_kinds`` makes them from ATen
+A ``ViewStep`` is one view (``view_kinds`` makes them from ATen
 view ops): ``replay`` builds its copying form, which computes the view's value
 from its input's (``aten.select.int`` -> ``aten.select_copy.int``), and
 ``scatter`` its inverse, which writes a new value of the view back into its

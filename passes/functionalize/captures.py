@@ -20,7 +20,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
 from hopc.ir.types import TensorType
-from hopc.passes.functionalize_view_kinds import MAYBE_COPYING
+from hopc.passes.functionalize.view_kinds import MAYBE_COPYING
 from hopc.passes.hop_operands import append_to_last_operand_group
 
 _CAPTURING_HOPS = (hop.WrapOp, hop.CheckpointOp, hop.CondOp, hop.WhileOp, hop.ScanOp, hop.MapOp)

@@ -1,0 +1,15 @@
+"""``--functionalize``: the pass, in a package of its own (one module per concern).
+
+- ``functionalize``: the pass and its walk (``FunctionalizePass``, ``Functionalizer``);
+- ``aliases``, ``views``, ``view_kinds``, ``layout``: which values alias which, and how
+  a view is replayed or scattered back;
+- ``mutation``, ``running_stats``: in-place ops (and batch norm's undeclared
+  writes) turned into their functional forms;
+- ``hops``, ``regions``, ``captures``: HOP regions, what they change, and values they
+  read implicitly made operands;
+- ``signature``: mutated entry arguments as ``hop.copy_back_to`` results.
+"""
+
+from hopc.passes.functionalize.functionalize import FunctionalizePass
+
+__all__ = ["FunctionalizePass"]
