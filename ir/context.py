@@ -1,7 +1,8 @@
-"""The xDSL context that knows hop-level IR: builtin, func, hop, and every ATen op.
+"""The xDSL context that knows hopc's IR: the dialects of ``hopc.registry``, and every ATen op.
 
 ``HopcContext`` builds an ATen op class the first time its name is looked up
-(see ``hopc.dialects.aten``); everything else is ordinary xDSL registration.
+(see ``hopc.dialects.aten``); everything else is ordinary xDSL registration of
+the dialects that ``hopc.registry.DIALECTS`` lists, each loaded on first use.
 """
 
 from __future__ import annotations
@@ -26,25 +27,10 @@ class HopcContext(Context):
 
 
 def make_context(*, allow_unregistered: bool = False) -> HopcContext:
-    """A fresh context with the dialects of hop-level IR registered (loaded lazily)."""
-    from xdsl.dialects.builtin import Builtin
-    from xdsl.dialects.func import Func
+    """A fresh context with every dialect of ``hopc.registry`` registered (loaded lazily)."""
+    from hopc.registry import DIALECTS, load
 
     context = HopcContext(allow_unregistered=allow_unregistered)
-    context.load_dialect(Builtin)
-    context.register_dialect("func", lambda: Func)
-    context.register_dialect("hop", _hop_dialect)
-    context.register_dialect("aten", _aten_dialect)
+    for name, reference in DIALECTS.items():
+        context.register_dialect(name, lambda reference=reference: load(reference))
     return context
-
-
-def _hop_dialect():
-    from hopc.dialects.hop import Hop
-
-    return Hop
-
-
-def _aten_dialect():
-    from hopc.dialects.aten import Aten
-
-    return Aten

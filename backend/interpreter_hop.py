@@ -1,0 +1,130 @@
+"""The reference interpreter's ``hop`` dialect: region ops and shape-symbol ops.
+
+A region op runs its regions as its docstring in ``hopc.dialects.hop`` says,
+binding block arguments to the operand values themselves (no copies); ops on
+shape symbols compute on Python ints and bools.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections import ChainMap
+from collections.abc import Callable, Sequence
+
+import torch
+from xdsl.ir import Operation, SSAValue
+
+from hopc.backend.interpreter import Frame, interpreter_error, run_region
+from hopc.backend.interpreter_ops import bind_parameters
+from hopc.backend.interpreter_registry import impl, register_impls
+from hopc.dialects import hop
+from hopc.ir.torch_values import dtype_of, evaluate_dim
+from hopc.ir.types import TensorType
+
+_SYM_BINARY_FUNCTIONS: dict[type[Operation], Callable[[int, int], int | bool]] = {
+    hop.SymAddOp: operator.add, hop.SymSubOp: operator.sub, hop.SymMulOp: operator.mul,
+    hop.SymFloorDivOp: operator.floordiv, hop.SymModOp: operator.mod,
+    hop.SymMaxOp: max, hop.SymMinOp: min,
+    hop.SymEqOp: operator.eq, hop.SymNeOp: operator.ne, hop.SymLtOp: operator.lt,
+    hop.SymLeOp: operator.le, hop.SymGtOp: operator.gt, hop.SymGeOp: operator.ge,
+}
+"""Python's own operators: ``//`` and ``%`` round as the IR's expressions do."""
+
+
+def _scanned_length(op: hop.ScanOp | hop.MapOp, xs: list[object]) -> int:
+    lengths = {x.size(0) for x in xs}
+    if len(lengths) != 1:
+        raise interpreter_error(op, f"scanned operands differ in dim 0: {sorted(lengths)}")
+    return lengths.pop()
+
+
+def _stack(stepped: list[list[object]], results: Sequence[SSAValue], frame: Frame) -> list[object]:
+    """Stacks each output over the steps along a new dim 0 (empty when there are no steps)."""
+    if stepped:
+        return [torch.stack(column) for column in zip(*stepped, strict=True)]
+    empties = []
+    for result in results:
+        assert isinstance(result.type, TensorType)
+        shape = [evaluate_dim(dim, frame.symbols) for dim in result.type.shape]
+        empties.append(torch.empty(shape, dtype=dtype_of(result.type.element_type)))
+    return empties
+
+
+@register_impls
+class HopImpls:
+    # ----------------------------------------------------------------------- region ops
+
+    @impl(hop.WrapOp)
+    def run_wrap(self, op: hop.WrapOp, frame: Frame) -> list[object]:
+        return run_region(op.body, frame.get(op.inputs), frame, op)
+
+    @impl(hop.CheckpointOp)
+    def run_checkpoint(self, op: hop.CheckpointOp, frame: Frame) -> list[object]:
+        return run_region(op.body, frame.get(op.inputs), frame, op)
+
+    @impl(hop.CondOp)
+    def run_cond(self, op: hop.CondOp, frame: Frame) -> list[object]:
+        taken = op.then_region if bool(frame.values[op.predicate]) else op.else_region
+        return run_region(taken, frame.get(op.inputs), frame, op)
+
+    @impl(hop.WhileOp)
+    def run_while(self, op: hop.WhileOp, frame: Frame) -> list[object]:
+        carried, additional = frame.get(op.carried), frame.get(op.additional)
+        while bool(run_region(op.cond_region, carried + additional, frame, op)[0]):
+            carried = run_region(op.body_region, carried + additional, frame, op)
+        return carried
+
+    @impl(hop.ScanOp)
+    def run_scan(self, op: hop.ScanOp, frame: Frame) -> list[object]:
+        carry, xs, additional = frame.get(op.init), frame.get(op.xs), frame.get(op.additional)
+        length = _scanned_length(op, xs)
+        steps = reversed(range(length)) if op.is_reverse else range(length)
+        stepped: list[list[object]] = [[] for _ in range(length)]  # outputs by index, not step
+        for index in steps:
+            outputs = run_region(op.body, carry + [x[index] for x in xs] + additional, frame, op)
+            carry, stepped[index] = outputs[: len(carry)], outputs[len(carry):]
+        return carry + _stack(stepped, op.outputs[len(carry):], frame)
+
+    @impl(hop.MapOp)
+    def run_map(self, op: hop.MapOp, frame: Frame) -> list[object]:
+        xs, additional = frame.get(op.xs), frame.get(op.additional)
+        stepped = [run_region(op.body, [x[index] for x in xs] + additional, frame, op)
+                   for index in range(_scanned_length(op, xs))]
+        return _stack(stepped, op.outputs, frame)
+
+    @impl(hop.InvokeSubgraphOp)
+    def run_invoke_subgraph(self, op: hop.InvokeSubgraphOp, frame: Frame) -> list[object]:
+        """Runs the subgraph in a scope of its own: its parameters bound afresh, no caller values."""
+        subgraph = op.subgraph()
+        if subgraph is None:
+            raise interpreter_error(op, f"calls unknown subgraph {op.callee}")
+        args = frame.get(op.inputs)
+        scope = Frame(ChainMap(), frame.symbols.new_child())
+        bind_parameters(args, subgraph.input_types, scope.symbols)
+        return run_region(subgraph.body, args, scope, op)
+
+    # ----------------------------------------------------------------------- shape symbols
+
+    @impl(hop.SymSizeOp)
+    def run_sym_size(self, op: hop.SymSizeOp, frame: Frame) -> list[object]:
+        return [frame.values[op.input].size(op.dim.value.data)]
+
+    @impl(hop.SymConstantOp)
+    def run_sym_constant(self, op: hop.SymConstantOp, frame: Frame) -> list[object]:
+        return [evaluate_dim(op.result.type.value, frame.symbols)]
+
+    @impl(*_SYM_BINARY_FUNCTIONS)
+    def run_sym_binary(self, op: Operation, frame: Frame) -> list[object]:
+        return [_SYM_BINARY_FUNCTIONS[type(op)](frame.values[op.lhs], frame.values[op.rhs])]
+
+    @impl(hop.ItemOp)
+    def run_item(self, op: hop.ItemOp, frame: Frame) -> list[object]:
+        value = int(frame.values[op.input].item())
+        frame.symbols[op.result.type.value] = value
+        return [value]
+
+    @impl(hop.AssertOp)
+    def run_assert(self, op: hop.AssertOp, frame: Frame) -> list[object]:
+        if not frame.values[op.condition]:
+            raise interpreter_error(op, f"assertion failed: {op.message.data}")
+        return []

@@ -1,0 +1,34 @@
+"""The registry of hopc's dialects and of their reference-interpreter implementations.
+
+The one place a dialect is added (as xDSL's ``universe``): ``DIALECTS`` names
+the module attribute that holds each ``Dialect``, ``INTERPRETER_IMPLS`` the
+class that runs its ops in the reference interpreter
+(``hopc.backend.interpreter_registry``). Both are ``"module:attribute"``
+strings, imported only when a dialect is first used, so ``import hopc`` and
+parsing a module that mentions only ``hop`` ops stay fast. Neither ``ir/``
+nor the interpreter core names a dialect.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+DIALECTS: dict[str, str] = {
+    "builtin": "xdsl.dialects.builtin:Builtin",
+    "func": "xdsl.dialects.func:Func",
+    "hop": "hopc.dialects.hop:Hop",
+    "aten": "hopc.dialects.aten:Aten",
+}
+"""Dialect name -> ``module:attribute`` of its ``xdsl.ir.Dialect``."""
+
+INTERPRETER_IMPLS: dict[str, str] = {
+    "hop": "hopc.backend.interpreter_hop:HopImpls",
+    "aten": "hopc.backend.interpreter_aten:AtenImpls",
+}
+"""Dialect name -> ``module:attribute`` of its interpreter implementations."""
+
+
+def load(reference: str) -> object:
+    """The object that a ``"module:attribute"`` reference names."""
+    module_name, attribute = reference.split(":")
+    return getattr(import_module(module_name), attribute)
