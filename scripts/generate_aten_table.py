@@ -69,10 +69,25 @@ def schema_records() -> dict[str, dict]:
     return dict(sorted(records.items()))
 
 
+def table_text(torch_version: str, records: dict[str, dict]) -> str:
+    """The table as one JSON document with one op per line, in sorted order.
+
+    A torch upgrade then reads as a line diff. Within a line nothing is spaced,
+    so ``"<name>":`` occurs only as that op's key (``aten_schema.lookup`` finds
+    an op's record by that string without decoding the rest).
+    """
+    compact = {"separators": (",", ":")}
+    ops = ",\n".join(
+        json.dumps(name) + ":" + json.dumps(record, **compact)
+        for name, record in sorted(records.items())
+    )
+    return '{"torch_version":' + json.dumps(torch_version) + ',"ops":{\n' + ops + "\n}}\n"
+
+
 def main() -> None:
-    table = {"torch_version": torch.__version__, "ops": schema_records()}
-    TABLE.write_text(json.dumps(table, separators=(",", ":")) + "\n")
-    print(f"wrote {len(table['ops'])} ATen overloads to {TABLE}")
+    records = schema_records()
+    TABLE.write_text(table_text(torch.__version__, records))
+    print(f"wrote {len(records)} ATen overloads to {TABLE}")
 
 
 if __name__ == "__main__":

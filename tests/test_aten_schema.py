@@ -1,5 +1,7 @@
 """The ATen op table: schemas from PyTorch's registry and the queries passes use."""
 
+import json
+
 from hopc.dialects import aten_schema
 from hopc.dialects.aten_schema import functional_variant, lookup
 
@@ -7,6 +9,13 @@ from hopc.dialects.aten_schema import functional_variant, lookup
 def test_table_covers_the_registry():
     assert len(aten_schema.all_op_names()) > 3000
     assert aten_schema.torch_version().startswith("2.13")
+
+
+def test_table_holds_one_op_per_line_in_sorted_order():
+    """A torch upgrade reads as a line diff (scripts/generate_aten_table.py)."""
+    lines = aten_schema.TABLE_PATH.read_text().splitlines()
+    names = [next(iter(json.loads("{" + line.removesuffix(",") + "}"))) for line in lines[1:-1]]
+    assert names == sorted(names) == aten_schema.all_op_names()
 
 
 def test_default_overload_has_no_suffix():
