@@ -21,7 +21,7 @@ from hopc.dialects import hop
 from hopc.ir.torch_values import dtype_of, evaluate_dim
 from hopc.ir.types import TensorType
 
-_SYM_BINARY_FUNCTIONS: dict[type[Operation], Callable[[int, int], int | bool]] = {
+SYM_BINARY_FUNCTIONS: dict[type[Operation], Callable[[int, int], int | bool]] = {
     hop.SymAddOp: operator.add, hop.SymSubOp: operator.sub, hop.SymMulOp: operator.mul,
     hop.SymFloorDivOp: operator.floordiv, hop.SymModOp: operator.mod,
     hop.SymMaxOp: max, hop.SymMinOp: min,
@@ -113,9 +113,9 @@ class HopImpls:
     def run_sym_constant(self, op: hop.SymConstantOp, frame: Frame) -> list[object]:
         return [evaluate_dim(op.result.type.value, frame.symbols)]
 
-    @impl(*_SYM_BINARY_FUNCTIONS)
+    @impl(*SYM_BINARY_FUNCTIONS)
     def run_sym_binary(self, op: Operation, frame: Frame) -> list[object]:
-        return [_SYM_BINARY_FUNCTIONS[type(op)](frame.values[op.lhs], frame.values[op.rhs])]
+        return [SYM_BINARY_FUNCTIONS[type(op)](frame.values[op.lhs], frame.values[op.rhs])]
 
     @impl(hop.ItemOp)
     def run_item(self, op: hop.ItemOp, frame: Frame) -> list[object]:

@@ -22,7 +22,7 @@ from hopc.ir.types import Dim, SymBoolType, SymIntType, TensorType
 
 
 @cache
-def _torch_overload(base_name: str, overload: str) -> torch._ops.OpOverload:
+def torch_overload(base_name: str, overload: str) -> torch._ops.OpOverload:
     return getattr(getattr(torch.ops.aten, base_name), overload or "default")
 
 
@@ -49,7 +49,7 @@ def call_aten(op: AtenOp, value_of: Callable[[SSAValue], object],
             keywords[argument.name] = value
         else:
             positional.append(value)
-    returned = _torch_overload(op.SCHEMA.base_name, op.SCHEMA.overload)(*positional, **keywords)
+    returned = torch_overload(op.SCHEMA.base_name, op.SCHEMA.overload)(*positional, **keywords)
     return _flatten_returns(op.SCHEMA, returned)
 
 

@@ -1,0 +1,88 @@
+"""Planners for the ``hop`` ops on the hot path of a call: cond, while, wrap, checkpoint, sizes.
+
+Each planner plans the op's regions once and returns the step that runs them
+(Note [planned execution] in ``hopc.backend.runtime.plan``); the semantics are
+those of the op's reference implementation in ``hopc.backend.interpreter_hop``.
+Ops without a planner here (scan, map, invoke_subgraph, item, assert, ...)
+run their reference implementation.
+"""
+
+from __future__ import annotations
+
+from hopc.backend.interpreter_hop import SYM_BINARY_FUNCTIONS
+from hopc.backend.runtime.plan import PLANNERS, Planner, Step, Symbols, Values
+from hopc.dialects import hop
+
+
+def _plan_single_body(planner: Planner, op: hop.WrapOp | hop.CheckpointOp) -> Step:
+    body = planner.plan_region(op.body)
+    inputs = [planner.slot(v) for v in op.inputs]
+    results = [planner.slot(r) for r in op.results]
+
+    def step(values: Values, symbols: Symbols) -> None:
+        outputs = body.run(values, [values[s] for s in inputs], symbols)
+        for slot, output in zip(results, outputs):
+            values[slot] = output
+
+    return step
+
+
+def _plan_cond(planner: Planner, op: hop.CondOp) -> Step:
+    then_body, else_body = planner.plan_region(op.then_region), planner.plan_region(op.else_region)
+    predicate = planner.slot(op.predicate)
+    inputs = [planner.slot(v) for v in op.inputs]
+    results = [planner.slot(r) for r in op.results]
+
+    def step(values: Values, symbols: Symbols) -> None:
+        taken = then_body if bool(values[predicate]) else else_body
+        outputs = taken.run(values, [values[s] for s in inputs], symbols)
+        for slot, output in zip(results, outputs):
+            values[slot] = output
+
+    return step
+
+
+def _plan_while(planner: Planner, op: hop.WhileOp) -> Step:
+    condition, body = planner.plan_region(op.cond_region), planner.plan_region(op.body_region)
+    carried = [planner.slot(v) for v in op.carried]
+    additional = [planner.slot(v) for v in op.additional]
+    results = [planner.slot(r) for r in op.results]
+
+    def step(values: Values, symbols: Symbols) -> None:
+        state = [values[s] for s in carried]
+        invariant = [values[s] for s in additional]
+        while bool(condition.run(values, state + invariant, symbols)[0]):
+            state = body.run(values, state + invariant, symbols)
+        for slot, output in zip(results, state):
+            values[slot] = output
+
+    return step
+
+
+def _plan_sym_size(planner: Planner, op: hop.SymSizeOp) -> Step:
+    tensor, dim, result = planner.slot(op.input), op.dim.value.data, planner.slot(op.result)
+
+    def step(values: Values, symbols: Symbols) -> None:
+        values[result] = values[tensor].size(dim)
+
+    return step
+
+
+def _plan_sym_binary(planner: Planner, op: hop.SymAddOp) -> Step:
+    function = SYM_BINARY_FUNCTIONS[type(op)]
+    lhs, rhs, result = planner.slot(op.lhs), planner.slot(op.rhs), planner.slot(op.result)
+
+    def step(values: Values, symbols: Symbols) -> None:
+        values[result] = function(values[lhs], values[rhs])
+
+    return step
+
+
+PLANNERS.update({
+    hop.WrapOp: _plan_single_body,
+    hop.CheckpointOp: _plan_single_body,
+    hop.CondOp: _plan_cond,
+    hop.WhileOp: _plan_while,
+    hop.SymSizeOp: _plan_sym_size,
+    **dict.fromkeys(SYM_BINARY_FUNCTIONS, _plan_sym_binary),
+})
