@@ -20,8 +20,8 @@ An ATen op ``aten.<name>[.<overload>]`` has
 Custom form::
 
     %r = aten.add.Tensor(%a, %b) {alpha = 2 : i64} : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
-    %c = aten.cat([%a, %b]) {dim = 0 : i64} : (...) -> ...
-    %y = aten.index.Tensor(%x, [none, %i]) : (...) -> ...
+    %c = aten.cat([%a, %b]) {dim = 0 : i64} : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[8], f32>
+    %y = aten.index.Tensor(%x, [none, %i]) : (!hop.tensor<[4, 5], f32>, !hop.tensor<[3], i64>) -> !hop.tensor<[4, 3], f32>
 
 Effects: an op that mutates an argument (``Tensor(a!)``) or draws random
 numbers writes; every other op only reads its operands (a later in-place op may

@@ -267,9 +267,14 @@ class CondOp(IRDLOperation):
 
     Example::
 
-        %r = hop.cond %p (%x) : (!hop.tensor<[], i1>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
-        then { ^bb0(%a: !hop.tensor<[4], f32>): ... hop.yield %b : !hop.tensor<[4], f32> }
-        else { ^bb0(%a: !hop.tensor<[4], f32>): ... hop.yield %c : !hop.tensor<[4], f32> }
+        %r = hop.cond %p(%x) : !hop.tensor<[], i1>, (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> then {
+        ^bb0(%a: !hop.tensor<[4], f32>):
+          %s = aten.sin(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+          hop.yield %s : !hop.tensor<[4], f32>
+        } else {
+        ^bb0(%a: !hop.tensor<[4], f32>):
+          hop.yield %a : !hop.tensor<[4], f32>
+        }
 
     Restrictions: ``pred`` is a 0-d bool tensor or a ``!hop.symbool``; both
     bodies take the operands' types and yield the result types.
@@ -348,11 +353,15 @@ class WhileOp(IRDLOperation):
 
         %r = hop.while(%x) additional(%w) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>,
             !hop.tensor<[4, 4], f32> cond {
-        ^bb0(%a: !hop.tensor<[4], f32>, %m: !hop.tensor<[4, 4], f32>): ... hop.yield %go : !hop.tensor<[], i1>
+        ^bb0(%a: !hop.tensor<[4], f32>, %m: !hop.tensor<[4, 4], f32>):
+          %total = aten.sum(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[], f32>
+          %go = aten.lt.Scalar(%total) {other = 1.0e+02 : f64} : (!hop.tensor<[], f32>) -> !hop.tensor<[], i1>
+          hop.yield %go : !hop.tensor<[], i1>
         } body {
-        ^bb0(%a: !hop.tensor<[4], f32>, %m: !hop.tensor<[4, 4], f32>): ... hop.yield %b : !hop.tensor<[4], f32>
+        ^bb0(%a: !hop.tensor<[4], f32>, %m: !hop.tensor<[4, 4], f32>):
+          %b = aten.mv(%m, %a) : (!hop.tensor<[4, 4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+          hop.yield %b : !hop.tensor<[4], f32>
         }
-        %s = hop.while(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> cond {...} body {...}
     """
 
     name = "hop.while"

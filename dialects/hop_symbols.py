@@ -263,6 +263,9 @@ SYM_BINARY_OPS = (SymAddOp, SymSubOp, SymMulOp, SymFloorDivOp, SymModOp, SymMaxO
 class ItemOp(IRDLOperation):
     """Reads a one-element integer tensor as a new unbacked symbol (``x.item()``).
 
+    Example::
+
+        hop.symbol @u0 unbacked [-oo, oo]
         %u = hop.item %t : !hop.tensor<[], i64> -> !hop.symint<u0>
 
     Invariant: the result type is a single symbol, declared ``unbacked``.
