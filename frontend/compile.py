@@ -72,24 +72,49 @@ def dynamo_settings() -> Iterator[None]:
         yield
 
 
+def _settings_while_compiling(callback: Callable) -> Callable:
+    """Dynamo's frame callback, run under ``dynamo_settings()``.
+
+    Note [settings at compile time]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    Dynamo reads its config (``_DYNAMO_CONFIG``) and profiles guards only while
+    it compiles a frame, and it compiles only from the frame callback that
+    its C frame evaluator calls on a cache miss; a call whose guards pass
+    runs the cached code without it. So hopc's settings wrap that callback
+    rather than every call: a compiled call pays nothing for them (patching
+    the config per call cost about 27 us), and the user's own
+    ``torch.compile`` calls never see them. The wrapper names the callback as
+    its ``_torchdynamo_orig_backend``, as Dynamo's own wrappers do
+    (``_create_delayed_compile_callback``), so Dynamo's cache sees one backend.
+    """
+
+    def compile_frame(*args: object, **kwargs: object) -> object:
+        with dynamo_settings():
+            return callback(*args, **kwargs)
+
+    compile_frame._torchdynamo_orig_backend = callback  # type: ignore[attr-defined]
+    return compile_frame
+
+
 class CompiledProgram:
     """``program`` compiled by Dynamo with the hopc backend (see the module docstring)."""
 
     def __init__(self, program: Callable, dynamic: bool | None, fullgraph: bool):
         self.program = program
-        self._compiled = torch.compile(program, backend=hopc_backend, dynamic=dynamic,
-                                       fullgraph=fullgraph)
+        context = torch._dynamo.optimize(backend=hopc_backend, nopython=fullgraph, dynamic=dynamic)
+        if hasattr(context, "callback"):  # not when Dynamo is disabled (TORCHDYNAMO_DISABLE=1)
+            context.callback = _settings_while_compiling(context.callback)
+        self._compiled = context(program)
 
     def __call__(self, *args: object, **kwargs: object) -> object:
-        with dynamo_settings():
-            try:
-                return self._compiled(*args, **kwargs)
-            except torch._dynamo.exc.BackendCompilerFailed as failure:
-                if isinstance(failure.inner_exception, HopcError):
-                    raise failure.inner_exception from None
-                raise
-            except torch._dynamo.exc.TorchDynamoException as failure:
-                raise dynamo_error(failure, self.program, "compile") from None
+        try:
+            return self._compiled(*args, **kwargs)
+        except torch._dynamo.exc.BackendCompilerFailed as failure:
+            if isinstance(failure.inner_exception, HopcError):
+                raise failure.inner_exception from None
+            raise
+        except torch._dynamo.exc.TorchDynamoException as failure:
+            raise dynamo_error(failure, self.program, "compile") from None
 
 
 def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None,
