@@ -56,7 +56,9 @@ from xdsl.traits import IsTerminator
 
 from hopc.backend.interpreter_ops import match_types
 from hopc.backend.interpreter_registry import implementation_of
+from hopc.dialects.hop_module import ENTRY_KIND_BY_NAME, EntryOp
 from hopc.ir.diagnostics import HopcError, op_error
+from hopc.ir.module import entry_function
 from hopc.ir.symbolic import UnboundSymbolError
 
 
@@ -90,30 +92,31 @@ class Frame:
 
 def run_module(module: ModuleOp, args: Sequence[object], *,
                function: str | None = None) -> list[object]:
-    """Runs the entry function of ``module`` on ``args``; returns its results.
+    """Runs an entry function of ``module`` on ``args``; returns its results.
 
-    The entry is the single public ``func.func``, or the one named
-    ``function``. ``args`` has one value per entry argument (parameters and
-    buffers included): a tensor for a tensor argument, an int for a
-    ``!hop.symint`` one. Mutations of the tensors are visible to the caller.
+    ``function`` is an entry kind (``"backward"``: the function a
+    ``hop.entry backward`` names) or a function's symbol name; by default the
+    forward entry, which in a module without ``hop.entry`` ops is its single
+    public ``func.func`` (Note [entry signature]). A name that is both an entry
+    kind of the module and a symbol means the entry. ``args`` has one value
+    per argument (parameters, buffers, saved values and cotangents included):
+    a tensor for a tensor argument, an int for a ``!hop.symint`` one.
+    Mutations of the tensors are visible to the caller.
     """
     entry = _entry_function(module, function)
     return run_region(entry.body, list(args), Frame(ChainMap(), ChainMap()), entry)
 
 
 def _entry_function(module: ModuleOp, name: str | None) -> FuncOp:
-    functions = [op for op in module.ops if isinstance(op, FuncOp)]
-    if name is not None:
-        candidates = [f for f in functions if f.sym_name.data == name]
-        wanted = f"a func.func named @{name}"
-    else:
-        candidates = [f for f in functions
-                      if f.sym_visibility is None or f.sym_visibility.data == "public"]
-        wanted = "exactly one public func.func"
-    if len(candidates) != 1:
-        raise interpreter_error(module, f"has no entry function: expected {wanted}, "
-                                        f"found {len(candidates)}")
-    return candidates[0]
+    declared_kinds = {op.kind.data for op in module.ops if isinstance(op, EntryOp)}
+    if name is None or name in declared_kinds:
+        return entry_function(module, name or "forward")
+    named = [op for op in module.ops if isinstance(op, FuncOp) and op.sym_name.data == name]
+    if named:
+        return named[0]
+    if name in ENTRY_KIND_BY_NAME:  # the implicit forward, or the located error that there is none
+        return entry_function(module, name)
+    raise interpreter_error(module, f"has no entry kind or func.func named {name!r}")
 
 
 def run_region(region: Region, args: list[object], frame: Frame,

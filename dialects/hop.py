@@ -11,16 +11,11 @@ Symbols: the shape-symbol ops (``hop.symbol``, ``hop.sym_size``, the
 ``hopc.dialects.hop_symbols``; this dialect registers them and re-exports
 them, so ``hop.SymSizeOp`` and the others are reached from here.
 
-Module structure (Note [entry signature]): parameters, buffers and constants
-are module-level symbol ops; the entry ``func.func`` takes them as arguments
-marked ``{hop.parameter = @name}``, ``{hop.buffer = @name}`` or
-``{hop.constant = @name}``; unmarked arguments are user inputs, in order. A
-result marked ``{hop.copy_back_to = i}`` is the final value of entry argument
-``i`` (an input or buffer mutated by the program), which the caller copies back;
-unmarked results are user outputs, in order. An entry tensor argument is dense
-and row-major unless marked ``{hop.strides = [1, #hop.expr<s0>]}``, its strides
-(one integer or expression per dimension; what a view or reshape of it shares
-depends on them). ``hopc.ir.module`` checks this.
+Module structure: the globals (``hop.parameter``, ``hop.buffer``,
+``hop.constant``), the entry points (``hop.entry``) and the attributes that
+give each entry argument and result its role live in
+``hopc.dialects.hop_module`` (Note [entry signature] there); this dialect
+registers and re-exports them too.
 """
 
 from __future__ import annotations
@@ -28,9 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
     ModuleOp,
-    StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
     UnitAttr,
@@ -53,8 +46,6 @@ from xdsl.traits import (
     HasParent,
     IsolatedFromAbove,
     IsTerminator,
-    MemoryReadEffect,
-    MemoryWriteEffect,
     Pure,
     RecursiveMemoryEffect,
     SingleBlockImplicitTerminator,
@@ -64,6 +55,22 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import HopCanonicalizationPatterns, describe
+from hopc.dialects.hop_interface import (
+    CalleeMemoryEffect,
+    CondInterface,
+    InvokeSubgraphInterface,
+    MapInterface,
+    ScanInterface,
+    SingleBodyInterface,
+    SubgraphInterface,
+    WhileInterface,
+)
+from hopc.dialects.hop_module import (  # registered below, and re-exported: hop.ParameterOp
+    BufferOp,
+    ConstantOp,
+    EntryOp,
+    ParameterOp,
+)
 from hopc.dialects.hop_symbols import (  # registered below, and re-exported: hop.SymSizeOp
     SYM_BINARY_OPS,
     AssertOp,
@@ -207,7 +214,8 @@ class _SingleBodyHop(IRDLOperation):
     inputs = var_operand_def()
     outputs = var_result_def()
     body = region_def("single_block")
-    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp),
+                        SingleBodyInterface())
     assembly_format = (
         "`(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs) $body"
     )
@@ -287,7 +295,7 @@ class CondOp(IRDLOperation):
     then_region = region_def("single_block")
     else_region = region_def("single_block")
     traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp),
-                        HopCanonicalizationPatterns())
+                        HopCanonicalizationPatterns(), CondInterface())
     assembly_format = (
         "$predicate `(` $inputs `)` attr-dict `:` type($predicate) `,` "
         "functional-type($inputs, $outputs) `then` $then_region `else` $else_region"
@@ -372,7 +380,7 @@ class WhileOp(IRDLOperation):
     body_region = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp),
-                        HopCanonicalizationPatterns())
+                        HopCanonicalizationPatterns(), WhileInterface())
     assembly_format = (
         "`(` $carried `)` (`additional` `(` $additional^ `)`)? attr-dict `:` "
         "functional-type($carried, $outputs) (`,` type($additional)^)? "
@@ -430,7 +438,8 @@ class ScanOp(IRDLOperation):
     reverse = opt_prop_def(UnitAttr)
     body = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp),
+                        ScanInterface())
     assembly_format = (
         "(`reverse` $reverse^)? `init` `(` $init `)` `xs` `(` $xs `)` "
         "`additional` `(` $additional `)` attr-dict "
@@ -470,7 +479,8 @@ class MapOp(IRDLOperation):
     outputs = var_result_def()
     body = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp))
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp),
+                        MapInterface())
     assembly_format = (
         "`xs` `(` $xs `)` `additional` `(` $additional `)` attr-dict "
         "`:` `(` type($xs) `)` `,` `(` type($additional) `)` `->` type($outputs) $body"
@@ -521,7 +531,8 @@ class SubgraphOp(IRDLOperation):
     sym_name = prop_def(SymbolNameConstraint())
     body = region_def("single_block")
     traits = traits_def(SymbolOpInterface(), RecursiveMemoryEffect(), IsolatedFromAbove(),
-                        HasParent(ModuleOp), SingleBlockImplicitTerminator(YieldOp))
+                        HasParent(ModuleOp), SingleBlockImplicitTerminator(YieldOp),
+                        SubgraphInterface())
     assembly_format = "$sym_name attr-dict-with-keyword $body"
 
     @property
@@ -552,6 +563,8 @@ class InvokeSubgraphOp(IRDLOperation):
         def invoke_subgraph(subgraph, *inputs):
             return subgraph(*inputs)
 
+    Effects: those of the subgraph's body (``CalleeMemoryEffect``), so a call
+    of a subgraph that only reads is dead once its results are unused.
     Restrictions: the operands bind the subgraph's symbols consistently, and
     the types are the subgraph's under that substitution (Note [subgraph symbols]).
     """
@@ -560,7 +573,7 @@ class InvokeSubgraphOp(IRDLOperation):
     callee = prop_def(SymbolRefAttr)
     inputs = var_operand_def()
     outputs = var_result_def()
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    traits = traits_def(CalleeMemoryEffect(), InvokeSubgraphInterface())
     assembly_format = "$callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)"
 
     def subgraph(self) -> SubgraphOp | None:
@@ -589,72 +602,6 @@ class InvokeSubgraphOp(IRDLOperation):
                       [substitute(t, renamed) for t in subgraph.output_types], "result")
 
 
-# --------------------------------------------------------------------------- module structure
-
-
-class _GlobalTensorOp(IRDLOperation):
-    """A named module-level tensor the entry function takes as an argument."""
-
-    sym_name = prop_def(SymbolNameConstraint())
-    tensor_type = prop_def(Attribute, prop_name="type")  # a TensorType, printed in full
-    traits = traits_def(SymbolOpInterface(), Pure())
-    assembly_format = "$sym_name `:` $type attr-dict"
-
-    def verify_(self) -> None:
-        if not isinstance(self.tensor_type, TensorType):
-            raise VerifyException(f"'{self.name}' @{self.symbol} type {self.tensor_type} is not a !hop.tensor")
-
-    def __init__(self, name: str, tensor_type: TensorType):
-        super().__init__(properties={"sym_name": StringAttr(name), "type": tensor_type})
-
-    @property
-    def symbol(self) -> str:
-        return self.sym_name.data
-
-
-@irdl_op_definition
-class ParameterOp(_GlobalTensorOp):
-    """A parameter of the captured module: ``hop.parameter @linear.weight : !hop.tensor<[4, 4], f32>``."""
-
-    name = "hop.parameter"
-
-
-@irdl_op_definition
-class BufferOp(_GlobalTensorOp):
-    """A buffer of the captured module: ``hop.buffer @bn.running_mean : !hop.tensor<[4], f32>``."""
-
-    name = "hop.buffer"
-
-
-@irdl_op_definition
-class ConstantOp(IRDLOperation):
-    """A tensor constant of the module, with its value::
-
-        hop.constant @c0 = dense<[1.0, 2.0]> : tensor<2xf32> : !hop.tensor<[2], f32>
-    """
-
-    name = "hop.constant"
-    sym_name = prop_def(SymbolNameConstraint())
-    value = prop_def(DenseIntOrFPElementsAttr)
-    tensor_type = prop_def(Attribute, prop_name="type")  # a TensorType, printed in full
-    traits = traits_def(SymbolOpInterface(), Pure())
-    assembly_format = "$sym_name `=` $value `:` $type attr-dict"
-
-    @property
-    def symbol(self) -> str:
-        return self.sym_name.data
-
-    def verify_(self) -> None:
-        if not isinstance(self.tensor_type, TensorType):
-            raise VerifyException(f"'hop.constant' @{self.symbol} type {self.tensor_type} is not a !hop.tensor")
-        shape = tuple(self.value.get_type().get_shape())
-        if shape != self.tensor_type.shape:
-            raise VerifyException(
-                f"'hop.constant' @{self.symbol} value has shape {list(shape)}, "
-                f"type says {self.tensor_type}"
-            )
-
-
 HOP_REGION_OPS = (CondOp, WhileOp, WrapOp, CheckpointOp, ScanOp, MapOp, SubgraphOp)
 
 Hop = Dialect(
@@ -678,6 +625,7 @@ Hop = Dialect(
         ParameterOp,
         BufferOp,
         ConstantOp,
+        EntryOp,
     ],
     [TensorType, SymIntType, SymBoolType, ExprAttr, NoneAttr],
 )

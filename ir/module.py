@@ -1,50 +1,60 @@
-"""The structure of a hop-level module: its entry function, signature and shape symbols.
+"""The structure of a hop-level module: its entry functions, their roles, its shape symbols.
 
-See Note [entry signature] in ``hopc.dialects.hop``. ``entry_signature`` reads
-the signature off the entry function's argument and result attributes;
-``verify_structure`` checks it and that every shape symbol the module mentions
-is declared by a ``hop.symbol``.
+See Note [entry signature] in ``hopc.dialects.hop_module``. ``entry_functions``
+finds the entries (named by ``hop.entry`` ops, or the single public
+``func.func``, the forward); ``entry_signature`` reads one entry's roles
+(``hopc.ir.signature``); ``verify_structure`` checks every entry's roles
+against the module's globals, its kind and the entry it differentiates, and
+that every shape symbol the module mentions is declared by a ``hop.symbol``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, SymbolRefAttr
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
+from xdsl.traits import SymbolTable
 
 from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp, SymbolOp
+from hopc.dialects.hop_module import (
+    COPY_BACK,
+    COTANGENT_OF,
+    ENTRY_KIND_BY_NAME,
+    GLOBAL_OPS,
+    GRADIENT_OF,
+    REQUIRES_GRAD,
+    SAVED,
+    STRIDES,
+    EntryKind,
+    EntryOp,
+)
 from hopc.ir.diagnostics import HopcError, location_of, op_error
-from hopc.ir.types import Dim, ExprAttr, TensorType, free_symbols_of_types
+from hopc.ir.signature import USER, FunctionSignature, function_signature
+from hopc.ir.types import ExprAttr, TensorType, free_symbols_of_types
 
-ARGUMENT_ROLES = {"hop.parameter": ParameterOp, "hop.buffer": BufferOp, "hop.constant": ConstantOp}
-COPY_BACK = "hop.copy_back_to"
-STRIDES = "hop.strides"
-
-
-@dataclass(frozen=True)
-class EntrySignature:
-    """Roles of the entry function's arguments and results."""
-
-    function: FuncOp
-    globals_by_argument: dict[int, tuple[str, str]]
-    """Argument index -> (role attribute, symbol) for parameters, buffers and constants."""
-    user_inputs: tuple[int, ...]
-    """Argument indices of the user's inputs, in order."""
-    copy_back: dict[int, int]
-    """Result index -> the argument index it is the final value of."""
-    user_outputs: tuple[int, ...]
-    """Result indices of the user's outputs, in order."""
-    strides: dict[int, tuple[Dim, ...]]
-    """Argument index -> its strides, for the tensor arguments not dense and row-major."""
-
-    def arguments_with_role(self, role: str) -> dict[int, str]:
-        return {i: name for i, (r, name) in self.globals_by_argument.items() if r == role}
+__all__ = ["COPY_BACK", "STRIDES", "FunctionSignature", "entry_function", "entry_functions",
+           "entry_signature", "function_signature", "verify_structure"]
 
 
-def entry_function(module: ModuleOp) -> FuncOp:
-    """The module's one public ``func.func``."""
+def entry_functions(module: ModuleOp) -> dict[str, FuncOp]:
+    """Entry kind -> its function, in the order the module names them.
+
+    Those the ``hop.entry`` ops name; a module without any has one entry, its
+    single public ``func.func``, the forward (an error otherwise).
+    """
+    entries = [op for op in module.ops if isinstance(op, EntryOp)]
+    if not entries:
+        return {"forward": _single_public_function(module)}
+    functions: dict[str, FuncOp] = {}
+    for entry in entries:
+        function = SymbolTable.lookup_symbol(entry, entry.function)
+        if not isinstance(function, FuncOp):
+            raise op_error(entry, f"names {entry.function}, which is not a func.func of the module")
+        functions.setdefault(entry.kind.data, function)
+    return functions
+
+
+def _single_public_function(module: ModuleOp) -> FuncOp:
     public = [op for op in module.ops if isinstance(op, FuncOp)
               and (op.sym_visibility is None or op.sym_visibility.data == "public")]
     if len(public) != 1:
@@ -55,72 +65,31 @@ def entry_function(module: ModuleOp) -> FuncOp:
     return public[0]
 
 
-def _attributes_of(dictionaries: Attribute | None, count: int) -> list[dict[str, Attribute]]:
-    if dictionaries is None:
-        return [{} for _ in range(count)]
-    return [d.data if isinstance(d, DictionaryAttr) else {} for d in dictionaries.data]  # type: ignore[attr-defined]
+def entry_function(module: ModuleOp, kind: str = "forward") -> FuncOp:
+    """The module's entry function of ``kind`` (by default its forward, the single public one)."""
+    functions = entry_functions(module)
+    if kind not in functions:
+        raise HopcError(f"the module has no {kind} entry (no 'hop.entry {kind}' op)",
+                        location_of(module.ops.first or module))
+    return functions[kind]
 
 
-def entry_signature(module: ModuleOp) -> EntrySignature:
-    """Reads and checks the signature of the module's entry function."""
-    function = entry_function(module)
-    inputs = function.function_type.inputs.data
-    outputs = function.function_type.outputs.data
-    globals_by_argument: dict[int, tuple[str, str]] = {}
-    user_inputs = []
-    strides: dict[int, tuple[Dim, ...]] = {}
-    for index, attributes in enumerate(_attributes_of(function.arg_attrs, len(inputs))):
-        if STRIDES in attributes:
-            strides[index] = _strides(function, index, attributes[STRIDES], inputs[index])
-        roles = [(k, v) for k, v in attributes.items() if k in ARGUMENT_ROLES]
-        if len(roles) > 1:
-            raise op_error(function, f"argument {index} has several roles {[k for k, _ in roles]}")
-        if not roles:
-            user_inputs.append(index)
-            continue
-        role, reference = roles[0]
-        if not isinstance(reference, SymbolRefAttr):
-            raise op_error(function, f"argument {index}: {role} must name a symbol, got {reference}")
-        globals_by_argument[index] = (role, reference.root_reference.data)
-    copy_back: dict[int, int] = {}
-    user_outputs = []
-    for index, attributes in enumerate(_attributes_of(function.res_attrs, len(outputs))):
-        target = attributes.get(COPY_BACK)
-        if target is None:
-            user_outputs.append(index)
-            continue
-        if not isinstance(target, IntegerAttr) or not 0 <= target.value.data < len(inputs):
-            raise op_error(function, f"result {index}: {COPY_BACK} must be an argument index, got {target}")
-        argument = target.value.data
-        if outputs[index] != inputs[argument]:
-            raise op_error(function, f"result {index} is copied back to argument {argument} but has "
-                                     f"type {outputs[index]}, the argument has type {inputs[argument]}")
-        copy_back[index] = argument
-    return EntrySignature(function, globals_by_argument, tuple(user_inputs), copy_back,
-                          tuple(user_outputs), strides)
-
-
-def _strides(function: FuncOp, index: int, attribute: Attribute, type_: Attribute) -> tuple[Dim, ...]:
-    """The dims of a ``hop.strides`` attribute: one integer or expression per dimension."""
-    elements = attribute.data if isinstance(attribute, ArrayAttr) else None
-    if not isinstance(type_, TensorType) or elements is None or len(elements) != type_.rank or \
-            not all(isinstance(e, IntegerAttr | ExprAttr) for e in elements):
-        raise op_error(function, f"argument {index}: {STRIDES} must list one integer or "
-                                 f"#hop.expr per dimension of a tensor, got {attribute}")
-    return tuple(e.value.data if isinstance(e, IntegerAttr) else e.value for e in elements)
+def entry_signature(module: ModuleOp, kind: str = "forward") -> FunctionSignature:
+    """The roles of the arguments and results of the module's entry function of ``kind``."""
+    return function_signature(entry_function(module, kind))
 
 
 def declared_symbols(module: ModuleOp) -> dict[str, SymbolOp]:
     return {op.symbol: op for op in module.ops if isinstance(op, SymbolOp)}
 
 
-def _check_globals(module: ModuleOp, signature: EntrySignature) -> None:
+def _check_globals(module: ModuleOp, signature: FunctionSignature) -> None:
     globals_by_name = {op.symbol: op for op in module.ops
                        if isinstance(op, (ParameterOp, BufferOp, ConstantOp))}
     inputs = signature.function.function_type.inputs.data
     for index, (role, name) in signature.globals_by_argument.items():
         declared = globals_by_name.get(name)
-        if not isinstance(declared, ARGUMENT_ROLES[role]):
+        if not isinstance(declared, GLOBAL_OPS[role]):
             raise op_error(signature.function, f"argument {index}: {role} @{name} is not declared "
                                                f"by a {role} op")
         if declared.tensor_type != inputs[index]:
@@ -149,12 +118,86 @@ def _attribute_symbols(attribute: Attribute) -> set[str]:
 
 
 def verify_structure(module: ModuleOp) -> None:
-    """Checks the entry signature and that every mentioned shape symbol is declared."""
-    signature = entry_signature(module)
-    _check_globals(module, signature)
+    """Checks every entry's roles (Note [entry signature]) and that every mentioned shape symbol is declared."""
+    signatures = {kind: function_signature(function) for kind, function in entry_functions(module).items()}
+    for kind, signature in signatures.items():
+        _check_globals(module, signature)
+        _check_placement(ENTRY_KIND_BY_NAME[kind], signature)
+        _check_saved_numbering(signature)
+    for kind, signature in signatures.items():
+        differentiated = ENTRY_KIND_BY_NAME[kind].differentiates
+        if differentiated is not None:
+            _check_differentiation(signature, signatures[differentiated])
     declared = declared_symbols(module)
     for op in module.walk():
         undeclared = _mentioned_symbols(op) - declared.keys()
         if undeclared:
             raise op_error(op, f"uses shape symbol '{sorted(undeclared)[0]}', which no hop.symbol "
                                "declares")
+
+
+def _check_placement(kind: EntryKind, signature: FunctionSignature) -> None:
+    """Every role of the entry is one an entry of ``kind`` may have."""
+    arguments = [(index, role.kind) for index, role in enumerate(signature.arguments) if role.kind != USER]
+    arguments += [(index, REQUIRES_GRAD) for index in sorted(signature.requires_grad)]
+    for index, role in arguments:
+        if role not in kind.argument_roles:
+            raise op_error(signature.function, f"@{signature.name} argument {index}: a {kind.name} "
+                                               f"entry takes no {role} argument")
+    for index, result in enumerate(signature.results):
+        if result.kind != USER and result.kind not in kind.result_roles:
+            raise op_error(signature.function, f"@{signature.name} result {index}: a {kind.name} "
+                                               f"entry returns no {result.kind} result")
+
+
+def _check_saved_numbering(signature: FunctionSignature) -> None:
+    """The saved results are numbered 0..n-1, each once."""
+    saved = signature.results_with_role(SAVED)
+    first_result: dict[object, int] = {}
+    for index, number in saved.items():
+        if number in first_result:
+            raise op_error(signature.function, f"@{signature.name} result {index}: saved value "
+                                               f"{number} is already result {first_result[number]}")
+        first_result[number] = index
+        if number >= len(saved):  # type: ignore[operator]
+            raise op_error(signature.function, f"@{signature.name} result {index}: {SAVED} = {number}, "
+                                               f"but its {len(saved)} saved values are numbered "
+                                               f"0..{len(saved) - 1}")
+
+
+def _check_differentiation(signature: FunctionSignature, reference: FunctionSignature) -> None:
+    """Saved values, cotangents and gradients of ``signature`` match ``reference``, the entry it differentiates."""
+    inputs = signature.function.function_type.inputs.data
+    outputs = signature.function.function_type.outputs.data
+    reference_outputs = reference.function.function_type.outputs.data
+    reference_inputs = reference.function.function_type.inputs.data
+    saved = reference.saved_results
+    checks = [  # (what, own index -> target, own types, allowed target -> its type, why a target is wrong)
+        ("argument", SAVED, signature.arguments_with_role(SAVED), inputs,
+         {k: (f"result {r}", reference_outputs[r]) for k, r in saved.items()}, "saves no such value"),
+        ("argument", COTANGENT_OF, signature.cotangent_arguments, inputs,
+         {r: (f"result {r}", reference_outputs[r]) for r in reference.user_outputs},
+         "has no such user output"),
+        ("result", GRADIENT_OF, signature.gradient_results, outputs,
+         {a: (f"argument {a}", reference_inputs[a]) for a in sorted(reference.requires_grad)},
+         f"has no such argument marked {REQUIRES_GRAD}"),
+    ]
+    for what, role, targets, types, allowed, why in checks:
+        first: dict[object, int] = {}
+        for index, target in targets.items():
+            here = f"@{signature.name} {what} {index} ({role} = {target})"
+            if target in first:
+                raise op_error(signature.function, f"{here}: {what} {first[target]} has the same role")
+            first[target] = index
+            if target not in allowed:
+                raise op_error(signature.function, f"{here}: @{reference.name} {why}")
+            there, expected = allowed[target]
+            if types[index] != expected:
+                raise op_error(signature.function, f"{here} has type {types[index]}, but @{reference.name} "
+                                                   f"{there} has type {expected}")
+    missing = sorted(saved.keys() - signature.saved_arguments.keys())
+    if missing:
+        raise op_error(signature.function, f"@{signature.name} takes {len(signature.saved_arguments)} "
+                                           f"saved values, @{reference.name} saves {len(saved)}: no "
+                                           f"argument takes {SAVED} = {missing[0]} "
+                                           f"(@{reference.name} result {saved[missing[0]]})")
