@@ -7,6 +7,7 @@ shape symbols compute on Python ints and bools.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections import ChainMap
 from collections.abc import Callable, Sequence
@@ -19,7 +20,7 @@ from hopc.backend.interpreter_ops import bind_parameters
 from hopc.backend.interpreter_registry import impl, register_impls
 from hopc.dialects import hop
 from hopc.ir.torch_values import dtype_of, evaluate_dim
-from hopc.ir.types import TensorType
+from hopc.ir.types import SymBoolType, SymFloatType, TensorType
 
 SYM_BINARY_FUNCTIONS: dict[type[Operation], Callable[[int, int], int | bool]] = {
     hop.SymAddOp: operator.add, hop.SymSubOp: operator.sub, hop.SymMulOp: operator.mul,
@@ -27,8 +28,14 @@ SYM_BINARY_FUNCTIONS: dict[type[Operation], Callable[[int, int], int | bool]] = 
     hop.SymMaxOp: max, hop.SymMinOp: min,
     hop.SymEqOp: operator.eq, hop.SymNeOp: operator.ne, hop.SymLtOp: operator.lt,
     hop.SymLeOp: operator.le, hop.SymGtOp: operator.gt, hop.SymGeOp: operator.ge,
+    hop.SymTrueDivOp: operator.truediv, hop.SymPowOp: lambda a, b: float(a) ** float(b),
 }
 """Python's own operators: ``//`` and ``%`` round as the IR's expressions do."""
+
+_SYM_UNARY_FUNCTIONS: dict[type[Operation], Callable[[int | float], float]] = {
+    hop.SymFloatOp: float, hop.SymSqrtOp: math.sqrt,
+}
+"""What ``sym_float(n)`` and ``math.sqrt(n)`` compute in eager."""
 
 
 def _scanned_length(op: hop.ScanOp | hop.MapOp, xs: list[object]) -> int:
@@ -117,10 +124,21 @@ class HopImpls:
     def run_sym_binary(self, op: Operation, frame: Frame) -> list[object]:
         return [SYM_BINARY_FUNCTIONS[type(op)](frame.values[op.lhs], frame.values[op.rhs])]
 
+    @impl(*_SYM_UNARY_FUNCTIONS)
+    def run_sym_unary(self, op: Operation, frame: Frame) -> list[object]:
+        return [_SYM_UNARY_FUNCTIONS[type(op)](frame.values[op.operand])]
+
     @impl(hop.ItemOp)
     def run_item(self, op: hop.ItemOp, frame: Frame) -> list[object]:
-        value = int(frame.values[op.input].item())
-        frame.symbols[op.result.type.value] = value
+        """Binds the read's symbol; a boolean binds its integer symbol to 0 or 1 (``hop.item``)."""
+        read = frame.values[op.input].item()
+        if isinstance(op.result.type, SymFloatType):
+            value = float(read)
+        elif isinstance(op.result.type, SymBoolType):
+            value = bool(read)
+        else:
+            value = int(read)
+        frame.symbols[op.symbol] = int(value) if isinstance(value, bool) else value
         return [value]
 
     @impl(hop.AssertOp)

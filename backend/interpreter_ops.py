@@ -7,6 +7,7 @@ the interpreter turns into located ``InterpreterError``s.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, MutableMapping, Sequence
 from functools import cache
 
@@ -16,7 +17,7 @@ from xdsl.ir import Attribute, SSAValue
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument, Schema
 from hopc.ir.torch_values import dtype_of, evaluate_dim, is_evaluable, value_of_attribute
-from hopc.ir.types import Dim, SymBoolType, SymIntType, TensorType
+from hopc.ir.types import Dim, SymBoolType, SymFloatType, SymIntType, TensorType
 
 # --------------------------------------------------------------------------- ATen calls
 
@@ -126,6 +127,8 @@ def _observed_sizes(value: object, type_: Attribute) -> list[tuple[str, int]]:
         observed = zip(type_.shape, value.shape)
     elif isinstance(type_, SymIntType) and _is_int(value):
         observed = [(type_.value, value)]
+    elif isinstance(type_, SymFloatType) and isinstance(value, float):
+        return [(type_.value, value)] if _is_symbol(type_.value) else []
     else:
         return []
     return [(dim, int(size)) for dim, size in observed if _is_symbol(dim)]
@@ -144,13 +147,23 @@ def _is_int(value: object) -> bool:
 def _mismatch(value: object, type_: Attribute, symbols: MutableMapping[str, int]) -> str | None:
     if isinstance(type_, TensorType):
         return _tensor_mismatch(value, type_, symbols)
-    if isinstance(type_, SymIntType | SymBoolType):
-        expected_kind = int if isinstance(type_, SymIntType) else bool
-        if not (_is_int(value) if expected_kind is int else isinstance(value, bool)):
+    if isinstance(type_, SymIntType | SymBoolType | SymFloatType):
+        expected_kind = {SymIntType: int, SymBoolType: bool, SymFloatType: float}[type(type_)]
+        kind_matches = (_is_int(value) if expected_kind is int else
+                        isinstance(value, expected_kind))
+        if not kind_matches:
             return f"is {value!r}, expected a Python {expected_kind.__name__} for {type_}"
-        if is_evaluable(type_.value, symbols) and evaluate_dim(type_.value, symbols) != value:
+        if is_evaluable(type_.value, symbols) and \
+                not _same_value(evaluate_dim(type_.value, symbols), value):
             return f"is {value}, type {type_} says {evaluate_dim(type_.value, symbols)}"
     return None
+
+
+def _same_value(expected: int | float | bool, value: int | float | bool) -> bool:
+    """Equal; floats up to rounding (the type's expression may add in another order)."""
+    if isinstance(value, float):
+        return math.isclose(expected, value, rel_tol=1e-12, abs_tol=1e-300)
+    return expected == value
 
 
 def _tensor_mismatch(value: object, type_: TensorType,

@@ -55,6 +55,13 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import HopCanonicalizationPatterns, describe
+from hopc.dialects.hop_floats import (  # registered below, and re-exported: hop.SymSqrtOp
+    SYM_FLOAT_OPS,
+    SymFloatOp,
+    SymPowOp,
+    SymSqrtOp,
+    SymTrueDivOp,
+)
 from hopc.dialects.hop_interface import (
     CalleeMemoryEffect,
     CondInterface,
@@ -98,6 +105,7 @@ from hopc.ir.types import (
     ExprAttr,
     NoneAttr,
     SymBoolType,
+    SymFloatType,
     SymIntType,
     TensorType,
     is_scalar_bool,
@@ -620,6 +628,7 @@ Hop = Dialect(
         SymSizeOp,
         SymConstantOp,
         *SYM_BINARY_OPS,
+        *SYM_FLOAT_OPS,
         ItemOp,
         AssertOp,
         ParameterOp,
@@ -627,5 +636,5 @@ Hop = Dialect(
         ConstantOp,
         EntryOp,
     ],
-    [TensorType, SymIntType, SymBoolType, ExprAttr, NoneAttr],
+    [TensorType, SymIntType, SymFloatType, SymBoolType, ExprAttr, NoneAttr],
 )

@@ -11,6 +11,7 @@ registers these ops and re-exports them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -31,7 +32,15 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure, SymbolOpInter
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import HopCanonicalizationPatterns, describe
-from hopc.ir.types import SymBoolType, SymIntType, TensorType, simple_arithmetic
+from hopc.ir.types import (
+    DTYPES,
+    SymBoolType,
+    SymFloatType,
+    SymIntType,
+    TensorType,
+    mentions_float,
+    simple_arithmetic,
+)
 
 
 @irdl_op_definition
@@ -151,11 +160,12 @@ class SymSizeOp(IRDLOperation):
 class SymConstantOp(IRDLOperation):
     """A constant as a symbolic value: ``hop.sym_constant : !hop.symint<4>``.
 
-    Booleans too: ``hop.sym_constant : !hop.symbool<True>`` (a folded comparison).
+    Booleans and floats too: ``hop.sym_constant : !hop.symbool<True>`` (a
+    folded comparison), ``hop.sym_constant : !hop.symfloat<0.5>``.
     """
 
     name = "hop.sym_constant"
-    result = result_def(SymIntType | SymBoolType)
+    result = result_def(SymIntType | SymBoolType | SymFloatType)
     traits = traits_def(Pure())
     assembly_format = "attr-dict `:` type($result)"
 
@@ -163,38 +173,65 @@ class SymConstantOp(IRDLOperation):
         value = self.result.type.value
         if isinstance(self.result.type, SymBoolType):
             constant = value in ("True", "False")
+        elif isinstance(self.result.type, SymFloatType):
+            constant = float_literal(value) is not None
         else:
             constant = isinstance(value, int)
         if not constant:
             raise VerifyException(f"'hop.sym_constant' type {self.result.type} is not a constant")
 
 
+def float_literal(text: object) -> float | None:
+    """The value of a float literal's text (``0.5``, ``-1e-05``), else None."""
+    if not isinstance(text, str) or not mentions_float(text):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 class _SymBinaryOp(IRDLOperation):
     """``%r = hop.sym_<op> %a, %b : !hop.symint<A>, !hop.symint<B> -> !hop.symint<A op B>``.
+
+    Operands may be ``!hop.symfloat`` too (not for ``//`` and ``%``), and then
+    an arithmetic result is one as well, as in Python's mixed arithmetic.
 
     Invariant: the result type's expression is the operation applied to the
     operands' expressions (compared in canonical form).
     """
 
-    lhs = operand_def(SymIntType)
-    rhs = operand_def(SymIntType)
+    lhs = operand_def(SymIntType | SymFloatType)
+    rhs = operand_def(SymIntType | SymFloatType)
     result = result_def()
     traits = traits_def(Pure(), HopCanonicalizationPatterns())
     assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
-    RESULT_KIND: ClassVar[type[SymIntType] | type[SymBoolType]] = SymIntType
+    RESULT_KIND: ClassVar[type[SymIntType] | type[SymBoolType] | type[SymFloatType]] = SymIntType
+    INTEGER_ONLY: ClassVar[bool] = False
+    """Whether the operation is undefined on floats (``//``, ``%``)."""
     APPLY: ClassVar[Callable]
     """The operation on sympy expressions; set by ``_sym_binary`` for each op."""
 
     @classmethod
     def expected_type(cls, lhs: Attribute, rhs: Attribute) -> Attribute:
-        assert isinstance(lhs, SymIntType) and isinstance(rhs, SymIntType)
-        simple = simple_arithmetic(cls.name.removeprefix("hop.sym_"), lhs.value, rhs.value)
-        if simple is not None:
-            return cls.RESULT_KIND(simple)
+        assert isinstance(lhs, SymIntType | SymFloatType) and isinstance(rhs, SymIntType | SymFloatType)
+        result_kind = cls.RESULT_KIND
+        if isinstance(lhs, SymFloatType) or isinstance(rhs, SymFloatType):
+            if cls.INTEGER_ONLY:
+                raise ValueError(f"'{cls.name}' takes integers")
+            if result_kind is SymIntType:
+                result_kind = SymFloatType
+        elif result_kind is SymIntType:
+            simple = simple_arithmetic(cls.name.removeprefix("hop.sym_"), lhs.value, rhs.value)
+            if simple is not None:
+                return result_kind(simple)
         from hopc.ir import symbolic
+        from hopc.ir.symbolic_float import ToFloat
 
         value = cls.APPLY(symbolic.parse_expr(str(lhs.value)), symbolic.parse_expr(str(rhs.value)))
-        return cls.RESULT_KIND(symbolic.print_expr(value))
+        if result_kind is SymFloatType:
+            value = ToFloat(value)  # ``float(s0) - float(s0)`` is ``0.0``, not ``0``
+        return result_kind(symbolic.print_expr(value))
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
         super().__init__(operands=[lhs, rhs],
@@ -214,13 +251,17 @@ class _SymBinaryOp(IRDLOperation):
             )
 
 
-def _sym_binary(op_name: str, apply, result_kind=SymIntType, doc: str = ""):
+def sym_binary(op_name: str, apply, result_kind=SymIntType, doc: str = "",
+               integer_only: bool = False, module: str = __name__):
+    """A ``_SymBinaryOp`` class named after ``op_name`` (``hop.sym_add`` -> ``SymAddOp``)."""
     cls = type(
         "".join(part.capitalize() for part in op_name.split(".")[1].split("_")) + "Op",
         (_SymBinaryOp,),
         {"name": op_name, "APPLY": staticmethod(apply), "RESULT_KIND": result_kind,
-         "__annotations__": {"APPLY": ClassVar[Callable], "RESULT_KIND": ClassVar[type]},
-         "__doc__": doc, "__module__": __name__},
+         "INTEGER_ONLY": integer_only,
+         "__annotations__": {"APPLY": ClassVar[Callable], "RESULT_KIND": ClassVar[type],
+                             "INTEGER_ONLY": ClassVar[bool]},
+         "__doc__": doc, "__module__": module},
     )
     return irdl_op_definition(cls)
 
@@ -240,20 +281,21 @@ def _sympy_function(name: str):
     return apply
 
 
-SymAddOp = _sym_binary("hop.sym_add", lambda a, b: a + b, doc="``a + b`` on symbolic integers.")
-SymSubOp = _sym_binary("hop.sym_sub", lambda a, b: a - b, doc="``a - b`` on symbolic integers.")
-SymMulOp = _sym_binary("hop.sym_mul", lambda a, b: a * b, doc="``a * b`` on symbolic integers.")
-SymFloorDivOp = _sym_binary("hop.sym_floordiv", _floordiv, doc="``a // b`` on symbolic integers.")
-SymModOp = _sym_binary("hop.sym_mod", _sympy_function("Mod"),
-                       doc="``a % b`` (Python sign) on symbolic integers.")
-SymMaxOp = _sym_binary("hop.sym_max", _sympy_function("Max"), doc="``max(a, b)`` on symbolic integers.")
-SymMinOp = _sym_binary("hop.sym_min", _sympy_function("Min"), doc="``min(a, b)`` on symbolic integers.")
-SymEqOp = _sym_binary("hop.sym_eq", _sympy_function("Eq"), SymBoolType, "``a == b``.")
-SymNeOp = _sym_binary("hop.sym_ne", _sympy_function("Ne"), SymBoolType, "``a != b``.")
-SymLtOp = _sym_binary("hop.sym_lt", _sympy_function("Lt"), SymBoolType, "``a < b``.")
-SymLeOp = _sym_binary("hop.sym_le", _sympy_function("Le"), SymBoolType, "``a <= b``.")
-SymGtOp = _sym_binary("hop.sym_gt", _sympy_function("Gt"), SymBoolType, "``a > b``.")
-SymGeOp = _sym_binary("hop.sym_ge", _sympy_function("Ge"), SymBoolType, "``a >= b``.")
+SymAddOp = sym_binary("hop.sym_add", lambda a, b: a + b, doc="``a + b`` on symbolic numbers.")
+SymSubOp = sym_binary("hop.sym_sub", lambda a, b: a - b, doc="``a - b`` on symbolic numbers.")
+SymMulOp = sym_binary("hop.sym_mul", lambda a, b: a * b, doc="``a * b`` on symbolic numbers.")
+SymFloorDivOp = sym_binary("hop.sym_floordiv", _floordiv, doc="``a // b`` on symbolic integers.",
+                           integer_only=True)
+SymModOp = sym_binary("hop.sym_mod", _sympy_function("Mod"),
+                      doc="``a % b`` (Python sign) on symbolic integers.", integer_only=True)
+SymMaxOp = sym_binary("hop.sym_max", _sympy_function("Max"), doc="``max(a, b)`` on symbolic numbers.")
+SymMinOp = sym_binary("hop.sym_min", _sympy_function("Min"), doc="``min(a, b)`` on symbolic numbers.")
+SymEqOp = sym_binary("hop.sym_eq", _sympy_function("Eq"), SymBoolType, "``a == b``.")
+SymNeOp = sym_binary("hop.sym_ne", _sympy_function("Ne"), SymBoolType, "``a != b``.")
+SymLtOp = sym_binary("hop.sym_lt", _sympy_function("Lt"), SymBoolType, "``a < b``.")
+SymLeOp = sym_binary("hop.sym_le", _sympy_function("Le"), SymBoolType, "``a <= b``.")
+SymGtOp = sym_binary("hop.sym_gt", _sympy_function("Gt"), SymBoolType, "``a > b``.")
+SymGeOp = sym_binary("hop.sym_ge", _sympy_function("Ge"), SymBoolType, "``a >= b``.")
 
 SYM_BINARY_OPS = (SymAddOp, SymSubOp, SymMulOp, SymFloorDivOp, SymModOp, SymMaxOp,
                   SymMinOp, SymEqOp, SymNeOp, SymLtOp, SymLeOp, SymGtOp, SymGeOp)
@@ -261,28 +303,51 @@ SYM_BINARY_OPS = (SymAddOp, SymSubOp, SymMulOp, SymFloorDivOp, SymModOp, SymMaxO
 
 @irdl_op_definition
 class ItemOp(IRDLOperation):
-    """Reads a one-element integer tensor as a new unbacked symbol (``x.item()``).
+    """Reads a one-element tensor as a new unbacked symbol (``x.item()``).
 
     Example::
 
         hop.symbol @u0 unbacked [-oo, oo]
         %u = hop.item %t : !hop.tensor<[], i64> -> !hop.symint<u0>
 
-    Invariant: the result type is a single symbol, declared ``unbacked``.
+    A float tensor gives a float symbol, ``!hop.symfloat<zuf0>`` (declared
+    ``hop.symbol @zuf0 unbacked float``). A boolean tensor gives
+    ``!hop.symbool<Eq(u0, 1)>``: the boolean read as the integer symbol ``u0``
+    (declared ``unbacked [0, 1]``), which is how PyTorch represents it, so that
+    the expressions it builds on the read (``sym_ite``, range asserts) are
+    expressions over ``u0``.
+
+    Invariant: the result type is a single symbol (``Eq(symbol, 1)`` for a
+    boolean) of the kind the element type says, declared ``unbacked``.
     """
 
     name = "hop.item"
     input = operand_def(TensorType)
-    result = result_def(SymIntType)
+    result = result_def(SymIntType | SymFloatType | SymBoolType)
     traits = traits_def(MemoryReadEffect())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
-    def verify_(self) -> None:
+    @property
+    def symbol(self) -> str | None:
+        """The symbol the read defines; None if the result type is not of the item form."""
         value = self.result.type.value
-        if not isinstance(value, str) or not value.isidentifier():
+        if isinstance(self.result.type, SymBoolType):
+            match = _BOOLEAN_ITEM.fullmatch(str(value))
+            return match and match[1]
+        return value if isinstance(value, str) and value.isidentifier() else None
+
+    def verify_(self) -> None:
+        value = self.symbol
+        element_type = self.input.type.element_type
+        kind = (SymBoolType if element_type == DTYPES["bool"] else
+                SymFloatType if element_type in _FLOAT_ELEMENT_TYPES else SymIntType)
+        if value is None or not isinstance(self.result.type, kind):
+            expected = {SymIntType: "!hop.symint<u0>", SymFloatType: "!hop.symfloat<zuf0>",
+                        SymBoolType: "!hop.symbool<Eq(u0, 1)>"}[kind]
             raise VerifyException(
                 f"'hop.item' result {describe(self.result)} has type {self.result.type}, "
-                "expected a single symbol (!hop.symint<u0>)"
+                f"expected a single symbol ({expected}) for operand {describe(self.input)} "
+                f"of type {self.input.type}"
             )
         for dim in self.input.type.shape:
             if isinstance(dim, int) and dim != 1:
@@ -297,6 +362,11 @@ class ItemOp(IRDLOperation):
                 f"@{value} is declared {declaration.kind.data}; the symbol of a hop.item must be "
                 f"declared unbacked (hop.symbol @{value} unbacked [...])"
             )
+
+
+_BOOLEAN_ITEM = re.compile(r"Eq\(([A-Za-z_][A-Za-z0-9_]*), 1\)")
+_FLOAT_ELEMENT_TYPES = frozenset(DTYPES[name] for name in ("float16", "bfloat16", "float32",
+                                                            "float64"))
 
 
 def _declaration(op: Operation, symbol: str) -> SymbolOp | None:

@@ -5,16 +5,17 @@ Note [expression text]
 Shape expressions are written in a small Python-like language:
 
     expr  := expr ('+' | '-') term | term
-    term  := term ('*' | '//' | '%') unary | unary
+    term  := term ('*' | '//' | '%' | '/') unary | unary
     unary := '-' unary | atom
-    atom  := INTEGER | NAME | 'True' | 'False' | '(' expr ')'
+    atom  := INTEGER | FLOAT | NAME | 'True' | 'False' | '(' expr ')'
            | CALL '(' expr (',' expr)* ')'
     CALL  := 'Max' | 'Min' | 'Eq' | 'Ne' | 'Lt' | 'Le' | 'Gt' | 'Ge'
-           | 'And' | 'Or' | 'Not'
+           | 'And' | 'Or' | 'Not' | 'float' | 'sqrt' | 'pow'
 
 Precedence and associativity are Python's, and so are the meanings of `//`
 and `%` (floor division, remainder with the sign of the divisor). A NAME is
-a shape symbol, always `symbol(name)`. Comparisons are calls (`Ge(u0, 2)`),
+a shape symbol, always `symbol(name)`. `/`, FLOAT, `float`, `sqrt` and
+`pow` make float values (Note [float expressions] in `symbolic_float.py`). Comparisons are calls (`Ge(u0, 2)`),
 never operators, so the text holds no `<` or `>` and can sit inside MLIR
 `<...>` brackets unescaped.
 
@@ -36,7 +37,7 @@ printing and reparsing it yields the same text.
 sympy normalises as it builds (`s0*s0` becomes `s0**2`, `-s0 % 8` becomes
 `Mod(7*s0, 8)`), so the canonical text of an input may differ from the
 input. The printer writes powers as repeated products because the language
-has no `**`.
+has no `**` (`pow(a, b)` is the float power).
 """
 
 import functools
@@ -48,6 +49,16 @@ import sympy
 from sympy.core.relational import Relational
 from sympy.logic.boolalg import BooleanAtom
 from sympy.printing.str import StrPrinter
+
+from hopc.ir.symbolic_float import (
+    FLOAT_LITERAL,
+    FloatPow,
+    Sqrt,
+    ToFloat,
+    TrueDiv,
+    is_float_symbol_name,
+    print_float,
+)
 
 
 class FloorDiv(sympy.Function):
@@ -71,9 +82,12 @@ class FloorDiv(sympy.Function):
 def symbol(name: str) -> sympy.Symbol:
     """The shape symbol called `name`; equal names give equal symbols.
 
-    Every symbol this module creates comes from here, so a symbol is an
-    integer and is identified by its name alone.
+    Every symbol this module creates comes from here, so a symbol is
+    identified by its name alone: an integer, or a real number where the name
+    says it is a float (Note [float symbols] in `symbolic_float.py`).
     """
+    if is_float_symbol_name(name):
+        return sympy.Symbol(name, real=True)
     return sympy.Symbol(name, integer=True)
 
 
@@ -104,8 +118,8 @@ class UnboundSymbolError(KeyError):
 # ---------------------------------------------------------------------------
 
 _WHITESPACE = re.compile(r"\s*", re.ASCII)
-_TOKEN = re.compile(r"(?P<integer>\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-                    r"|(?P<punctuation>//|[-+*%(),])", re.ASCII)
+_TOKEN = re.compile(rf"(?P<float>{FLOAT_LITERAL.pattern})|(?P<integer>\d+)"
+                    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<punctuation>//|[-+*/%(),])", re.ASCII)
 
 _BINARY_OPERATORS: dict[str, Callable[[sympy.Basic, sympy.Basic], sympy.Basic]] = {
     "+": lambda left, right: left + right,
@@ -113,6 +127,7 @@ _BINARY_OPERATORS: dict[str, Callable[[sympy.Basic, sympy.Basic], sympy.Basic]] 
     "*": lambda left, right: left * right,
     "//": FloorDiv,
     "%": sympy.Mod,
+    "/": TrueDiv,
 }
 
 # Each call name maps to its sympy constructor and its (minimum, maximum)
@@ -129,13 +144,16 @@ _CALLS: dict[str, tuple[Callable[..., sympy.Basic], int, int | None]] = {
     "And": (sympy.And, 1, None),
     "Or": (sympy.Or, 1, None),
     "Not": (sympy.Not, 1, 1),
+    "float": (ToFloat, 1, 1),
+    "sqrt": (Sqrt, 1, 1),
+    "pow": (FloatPow, 2, 2),
 }
 
 _LITERALS = {"True": sympy.true, "False": sympy.false}
 
 
 class _Token(NamedTuple):
-    kind: str  # "integer", "name", "punctuation" or "end"
+    kind: str  # "float", "integer", "name", "punctuation" or "end"
     text: str
     column: int
 
@@ -203,7 +221,7 @@ class _Parser:
         return self.parse_left_associative(("+", "-"), self.parse_product)
 
     def parse_product(self) -> sympy.Basic:
-        return self.parse_left_associative(("*", "//", "%"), self.parse_unary)
+        return self.parse_left_associative(("*", "//", "%", "/"), self.parse_unary)
 
     def parse_left_associative(self, operators, parse_operand) -> sympy.Basic:
         left = parse_operand()
@@ -227,6 +245,8 @@ class _Parser:
         token = self.advance()
         if token.kind == "integer":
             return sympy.Integer(int(token.text))
+        if token.kind == "float":
+            return sympy.Float(float(token.text))
         if token.kind == "name":
             if token.text in _LITERALS:
                 return _LITERALS[token.text]
@@ -282,7 +302,7 @@ def parse_expr(text: str) -> sympy.Basic:
 # ---------------------------------------------------------------------------
 
 # How tightly printed text binds, loosest first: a sum, a product-level
-# operation (`*`, `//`, `%`, and powers, printed as products), anything
+# operation (`*`, `//`, `%`, `/`, and powers, printed as products), anything
 # else. A negative literal counts as an atom: unary minus binds tighter
 # than every binary operator.
 _SUM, _PRODUCT, _ATOM = range(3)
@@ -292,15 +312,16 @@ _RELATION_NAMES = {"==": "Eq", "!=": "Ne", "<": "Lt", "<=": "Le", ">": "Gt",
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
 
-_PRINTABLE = (sympy.Integer, sympy.Symbol, sympy.Add, sympy.Mul, sympy.Pow,
-              FloorDiv, sympy.Mod, sympy.Max, sympy.Min, Relational, sympy.And,
-              sympy.Or, sympy.Not, BooleanAtom)
+_PRINTABLE = (sympy.Integer, sympy.Float, sympy.Symbol, sympy.Add, sympy.Mul,
+              sympy.Pow, FloorDiv, sympy.Mod, sympy.Max, sympy.Min, Relational,
+              sympy.And, sympy.Or, sympy.Not, BooleanAtom, ToFloat, TrueDiv, Sqrt,
+              FloatPow)
 
 
 def _precedence(expr: sympy.Basic) -> int:
     if expr.is_Add:
         return _SUM
-    if expr.is_Mul or expr.is_Pow or isinstance(expr, (FloorDiv, sympy.Mod)):
+    if expr.is_Mul or expr.is_Pow or isinstance(expr, (FloorDiv, sympy.Mod, TrueDiv)):
         return _PRODUCT
     return _ATOM
 
@@ -349,7 +370,7 @@ class _ExprPrinter(StrPrinter):
 
     def _product(self, coefficient, factors) -> str:
         """`coefficient` times `factors`, with each power as a repeated factor."""
-        if not coefficient.is_Integer:
+        if not (coefficient.is_Integer or coefficient.is_Float):
             raise ValueError(f"cannot print non-integer number {coefficient}"
                              " as a shape expression")
         bases = []
@@ -362,15 +383,15 @@ class _ExprPrinter(StrPrinter):
             else:
                 bases.append(factor)
         text = "*".join(self._operand(base, _PRODUCT) for base in bases)
-        if coefficient == 1:
+        if coefficient == 1 and coefficient.is_Integer:  # `1.0*s0` is a float
             return text
         if bases[0].is_Add:
             # `2*(s0 + 1)*s1` would parse as `(2*s0 + 2)*s1`: sympy
             # distributes a number over a lone sum.
             text = f"({text})"
-        if coefficient == -1:
+        if coefficient == -1 and coefficient.is_Integer:
             return f"-{text}"
-        return f"{coefficient}*{text}"
+        return f"{self._print(coefficient)}*{text}"
 
     def _binary(self, expr, operator: str) -> str:
         left, right = expr.args
@@ -378,6 +399,21 @@ class _ExprPrinter(StrPrinter):
         if _precedence(left) < _PRODUCT:
             left_text = f"({left_text})"
         return f"{left_text} {operator} {self._operand(right, _PRODUCT)}"
+
+    def _print_Float(self, expr) -> str:
+        return print_float(float(expr))
+
+    def _print_TrueDiv(self, expr) -> str:
+        return self._binary(expr, "/")
+
+    def _print_ToFloat(self, expr) -> str:
+        return self._call("float", expr.args)
+
+    def _print_Sqrt(self, expr) -> str:
+        return self._call("sqrt", expr.args)
+
+    def _print_FloatPow(self, expr) -> str:
+        return self._call("pow", expr.args)
 
     def _print_FloorDiv(self, expr) -> str:
         return self._binary(expr, "//")
@@ -435,22 +471,27 @@ def free_symbol_names(expr: sympy.Basic) -> frozenset[str]:
     return frozenset(free.name for free in expr.free_symbols)
 
 
-def evaluate(expr: sympy.Basic, env: Mapping[str, int]) -> int | bool:
+def evaluate(expr: sympy.Basic, env: Mapping[str, int | float]) -> int | float | bool:
     """The value of `expr` with each symbol replaced by its value in `env`.
 
     `//` and `%` follow Python, negative operands included. The result is a
-    bool for comparisons and boolean connectives, otherwise an int.
+    bool for comparisons and boolean connectives, a float for a float-valued
+    expression (Note [float expressions]; the float functions fold as Python
+    computes), otherwise an int.
     """
     values = {}
     for free in sorted(expr.free_symbols, key=lambda free: free.name):
         if free.name not in env:
             raise UnboundSymbolError(free.name)
-        values[free] = sympy.Integer(env[free.name])
+        value = env[free.name]
+        values[free] = sympy.Float(value) if isinstance(value, float) else sympy.Integer(value)
     value = expr.xreplace(values)
-    if not (isinstance(value, BooleanAtom) or value.is_Integer):
+    if not (isinstance(value, BooleanAtom) or value.is_Integer or value.is_Float):
         value = value.doit()  # sympy may leave a Max/Min of numbers unevaluated
     if isinstance(value, BooleanAtom):
         return bool(value)
     if value.is_Integer:
         return int(value)
+    if value.is_Float:
+        return float(value)
     raise ValueError(f"{print_expr(expr)} did not evaluate to a number: {value}")

@@ -11,9 +11,12 @@ Note [expression text] in ``symbolic.py``)::
 Element types are MLIR builtin types, one per torch dtype (``DTYPES``).
 
 Scalars that are known only symbolically carry their value as an expression in
-their type: ``!hop.symint<s0*2>`` is an integer equal to ``2*s0`` and
-``!hop.symbool<Ge(u0, 2)>`` a boolean. Attributes of ATen ops whose value is a
-symbolic integer are ``#hop.expr<...>``; a ``None`` argument is ``#hop.none``.
+their type: ``!hop.symint<s0*2>`` is an integer equal to ``2*s0``,
+``!hop.symfloat<sqrt(s0)>`` a float and ``!hop.symbool<Ge(u0, 2)>`` a boolean
+(Note [float expressions] in ``symbolic_float.py``). Attributes of ATen ops
+whose value is a symbolic number are ``#hop.expr<...>``; a ``None`` argument
+is ``#hop.none``. A tensor dimension and a symint never mention a float
+(``mentions_float``), a symfloat always does.
 
 Note [lazy sympy]: importing sympy costs more than starting xDSL, so dimension
 texts that are an integer, a single symbol, or one of the common one-symbol
@@ -85,10 +88,14 @@ DTYPE_NAME_BY_ELEMENT_TYPE = {t: name for name, t in DTYPES.items()}
 
 _INTEGER = re.compile(r"-?[0-9]+\Z")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_IDENTIFIERS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENTIFIERS = re.compile(r"(?<![0-9.])[A-Za-z_][A-Za-z0-9_]*")  # not the ``e`` of ``1e-05``
 _FUNCTION_NAMES = frozenset(
-    {"Max", "Min", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "And", "Or", "Not", "True", "False"}
+    {"Max", "Min", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "And", "Or", "Not", "True", "False",
+     "float", "sqrt", "pow"}
 )
+_FLOAT_MARKERS = re.compile(r"(?<![A-Za-z0-9_.])(?:float\(|sqrt\(|pow\(|zu?f|[0-9]+(?:\.|[eE]))"
+                            r"|(?<!/)/(?!/)")
+"""What only float-valued text contains (Note [float expressions], Note [float symbols])."""
 _CANONICAL_SIMPLE = re.compile(
     r"(?:(?:[2-9]|[1-9][0-9]+)\*)?(?P<name>[A-Za-z_][A-Za-z0-9_]*) [+-] [1-9][0-9]*\Z"
     r"|(?:[2-9]|[1-9][0-9]+)\*(?P<scaled>[A-Za-z_][A-Za-z0-9_]*)\Z"
@@ -198,6 +205,11 @@ def canonical_expression(text: str) -> Dim:
     return symbolic.print_expr(expression)
 
 
+def mentions_float(dim: Dim) -> bool:
+    """Whether an expression text has a float in it: a float literal, symbol or function, ``/``."""
+    return isinstance(dim, str) and _FLOAT_MARKERS.search(dim) is not None
+
+
 @cache
 def dim_symbols(dim: Dim) -> frozenset[str]:
     """Names of the shape symbols that a dimension mentions."""
@@ -251,6 +263,8 @@ def _dims(text: str, offset: int) -> tuple[Dim, ...]:
                              position + error.column) from None
         if isinstance(dim, int) and dim < 0:
             raise _BodyError(f"negative dimension {dim}", position)
+        if mentions_float(dim):
+            raise _BodyError(f"dimension '{dim}' is not an integer", position)
         dims.append(dim)
     return tuple(dims)
 
@@ -369,9 +383,33 @@ class _ExpressionData(Data[Dim]):
 
 @irdl_attr_definition
 class SymIntType(_ExpressionData, TypeAttribute):
-    """An integer whose value is the expression in its type: ``!hop.symint<s0*2>``."""
+    """An integer whose value is the expression in its type: ``!hop.symint<s0*2>``.
+
+    Invariant: the expression mentions no float.
+    """
 
     name = "hop.symint"
+
+    def verify(self) -> None:
+        if mentions_float(self.data):
+            raise VerifyException(f"!hop.symint<{self.data}> has a float expression "
+                                  "(a float is !hop.symfloat)")
+
+
+@irdl_attr_definition
+class SymFloatType(_ExpressionData, TypeAttribute):
+    """A float whose value is the expression in its type: ``!hop.symfloat<sqrt(s0)>``.
+
+    Invariant: the expression is float-valued (``float(s0)``, not ``s0``), so
+    that it mentions a float (``mentions_float``).
+    """
+
+    name = "hop.symfloat"
+
+    def verify(self) -> None:
+        if not mentions_float(self.data):
+            raise VerifyException(f"!hop.symfloat<{self.data}> has an integer expression "
+                                  f"(write float({self.data}))")
 
 
 @irdl_attr_definition
@@ -383,7 +421,7 @@ class SymBoolType(_ExpressionData, TypeAttribute):
 
 @irdl_attr_definition
 class ExprAttr(_ExpressionData):
-    """A symbolic integer argument of an op: ``#hop.expr<s0 // 4>``."""
+    """A symbolic number argument of an op: ``#hop.expr<s0 // 4>``, ``#hop.expr<sqrt(s0)>``."""
 
     name = "hop.expr"
 
