@@ -13,8 +13,8 @@
     shape_symbols.py    torch sizes -> expression text; hop.symbol declarations
     locations.py        node -> the user's file, line and column
     errors.py           located errors about the user's program
-    entry_values.py     the entry arguments of a captured module for a call
-    module_call.py      running a module like a function (interpreter)
     compile.py          hopc.compile
     dynamo_backend.py   torch.compile(backend="hopc")
+
+Running a module is the runtime's (``hopc.backend.runtime``): the frontend captures, the runtime runs.
 """

@@ -25,6 +25,7 @@ arguments explicitly and returns its user outputs.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 from unittest import mock
 
@@ -32,9 +33,10 @@ import torch
 import torch._dynamo.guards
 from xdsl.dialects.builtin import ModuleOp
 
+from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
+from hopc.backend.runtime.module_call import ModuleCall
 from hopc.frontend.dynamo_backend import hopc_backend
 from hopc.frontend.errors import dynamo_error
-from hopc.frontend.module_call import ModuleCall
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.verify import verify_module
 from hopc.passes.pipeline import run_pipeline
@@ -99,9 +101,10 @@ def _settings_while_compiling(callback: Callable) -> Callable:
 class CompiledProgram:
     """``program`` compiled by Dynamo with the hopc backend (see the module docstring)."""
 
-    def __init__(self, program: Callable, dynamic: bool | None, fullgraph: bool):
+    def __init__(self, program: Callable, dynamic: bool | None, fullgraph: bool, executor: str):
         self.program = program
-        context = torch._dynamo.optimize(backend=hopc_backend, nopython=fullgraph, dynamic=dynamic)
+        backend = functools.partial(hopc_backend, executor=executor)
+        context = torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)
         if hasattr(context, "callback"):  # not when Dynamo is disabled (TORCHDYNAMO_DISABLE=1)
             context.callback = _settings_while_compiling(context.callback)
         self._compiled = context(program)
@@ -118,9 +121,15 @@ class CompiledProgram:
 
 
 def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None,
-                    fullgraph: bool = False) -> Callable:
-    """A callable with ``program``'s eager semantics, compiled by hopc."""
+                    fullgraph: bool = False, executor: str = DEFAULT_EXECUTOR) -> Callable:
+    """A callable with ``program``'s eager semantics, compiled by hopc and run by ``executor``.
+
+    ``executor`` names one of ``hopc.backend.runtime.executors.EXECUTORS``: the
+    default is the fastest correct one; ``"interpreter"`` checks every value
+    against its type as it runs.
+    """
+    executor_named(executor)  # an unknown name fails here, not at the first call
     if isinstance(program, ModuleOp):
         verify_module(program)
-        return ModuleCall(run_pipeline(program.clone(), verify_each=False))
-    return CompiledProgram(program, dynamic, fullgraph)
+        return ModuleCall(run_pipeline(program.clone(), verify_each=False), executor=executor)
+    return CompiledProgram(program, dynamic, fullgraph, executor)

@@ -23,12 +23,13 @@ import torch
 import torch.fx
 from torch.multiprocessing.reductions import StorageWeakRef
 
+from hopc.backend.runtime.executors import DEFAULT_EXECUTOR
+from hopc.backend.runtime.module_call import ModuleCall, gradients_unsupported, needs_gradients
+from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.frontend.aten_lowering import lower_to_aten
 from hopc.frontend.dynamo_capture import graph_fake_mode, lift_tensor_attributes
 from hopc.frontend.errors import user_location
-from hopc.frontend.module_call import ModuleCall
 from hopc.frontend.module_import import BUFFER, PARAMETER, EntryArgument, import_module
-from hopc.frontend.output_aliases import OutputAliases
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.verify import verify_module
@@ -65,15 +66,18 @@ def _graph_arguments(graph_module: torch.fx.GraphModule) -> list[EntryArgument]:
     return arguments
 
 
-def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list) -> ModuleCall:
-    """Dynamo backend: Dynamo's graph -> a captured-level module run by hopc.
+def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list, *,
+                 executor: str = DEFAULT_EXECUTOR) -> ModuleCall:
+    """Dynamo backend: Dynamo's graph -> a captured-level module run by hopc's ``executor``.
 
     The graph is retraced in the fake mode Dynamo traced it in (the fake
     values on its placeholders), not the fresh one Dynamo hands backends, so
     that sizes keep Dynamo's symbols; ``example_inputs`` are not needed.
 
     Raises ``HopcError`` (located at the user's line) for what hopc cannot
-    import; Dynamo reports it as a backend failure.
+    import, and for a graph that needs gradients (Dynamo guards grad mode and
+    each input's ``requires_grad``, so the compiled call need not check them);
+    Dynamo reports it as a backend failure.
     """
     fake_mode = graph_fake_mode(graph_module)
     arguments = _graph_arguments(graph_module)
@@ -85,8 +89,11 @@ def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list) -> Mo
     module = import_module(aten_graph, arguments + lifted + constants,
                            ShapeSymbols(fake_mode.shape_env))
     verify_module(module)
-    call = ModuleCall(run_pipeline(module, verify_each=False), [a.value for a in lifted + constants],
-                      aliases)
+    trailing = [a.value for a in lifted + constants]
+    if needs_gradients([a.example for a in arguments] + trailing):
+        raise gradients_unsupported()
+    call = ModuleCall(run_pipeline(module, verify_each=False), trailing, aliases, executor=executor,
+                      check_grad=False)
     _check_no_mutated_input_shares_memory(call.signature.copy_back.values(),
                                           arguments + lifted + constants)
     return call

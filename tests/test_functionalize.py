@@ -18,6 +18,7 @@ import torch
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.interpreter import run_module
+from hopc.backend.runtime.module_call import apply_copy_back
 from hopc.dialects.aten_schema import functional_variant, lookup
 from hopc.ir.context import make_context
 from hopc.ir.diagnostics import HopcError
@@ -28,7 +29,6 @@ from hopc.ir.types import DTYPES, TensorType, dim_symbols
 from hopc.ir.verify import verify_module
 from hopc.passes.functionalize import FunctionalizePass
 from hopc.passes.functionalize.mutation import promote_types, result_type
-from hopc.passes.functionalize.signature import apply_copy_back
 from hopc.passes.verify_functional import verify_functional
 
 LIT = Path(__file__).resolve().parent.parent / "lit_tests" / "passes" / "functionalize.mlir"

@@ -19,8 +19,8 @@ from program_generator_core import random_arguments
 from test_functionalize import functionalized
 
 from hopc.backend.interpreter import run_module
+from hopc.backend.runtime.module_call import apply_copy_back
 from hopc.ir.parse import parse_module
-from hopc.passes.functionalize.signature import apply_copy_back
 
 
 def _clone(values: list) -> list:

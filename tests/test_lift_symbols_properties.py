@@ -26,13 +26,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 from hopc.backend.interpreter import run_module
+from hopc.backend.runtime.module_call import apply_copy_back
 from hopc.dialects.hop import HOP_REGION_OPS
 from hopc.ir.context import make_context
 from hopc.ir.module import declared_symbols
 from hopc.ir.parse import parse_module
 from hopc.ir.verify import verify_module
 from hopc.passes import pass_class
-from hopc.passes.functionalize.signature import apply_copy_back
 from hopc.passes.lift_symbols import LiftSymbolsPass
 from hopc.passes.lift_symbols_analysis import plain_symbol, symbols_in_order, whole_dimensions
 from hopc.passes.verify_symbol_closed import VerifySymbolClosedPass

@@ -12,7 +12,7 @@ import pytest
 import torch
 from xdsl.dialects.builtin import ModuleOp
 
-from hopc.frontend.module_call import ModuleCall
+from hopc.backend.runtime.module_call import ModuleCall
 from hopc.ir.parse import parse_module
 from hopc.passes.pipeline import STAGES, run_pipeline
 

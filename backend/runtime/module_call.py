@@ -1,18 +1,20 @@
-"""Calling a hop-level module like a function, on the reference interpreter.
+"""Calling a hop-level module like a function: entry values in, copy-back, user outputs out.
 
 ``ModuleCall(module, trailing)(*args)`` runs the entry function on ``args``
 followed by ``trailing`` (tensors the module takes that the caller does not
-pass: constants, and attributes Dynamo left in its graph), and returns the
-user outputs. Mutation has the caller's semantics either way: at the captured
-level in-place ops update the caller's tensors directly, and after
-functionalization each ``{hop.copy_back_to = i}`` result is copied into
-argument ``i``. With ``aliases`` (from Dynamo's graph), an output that eager
-returns as an input, or as a view of one, is that input or view again (Note
-[aliased outputs]).
+pass: constants, and attributes Dynamo left in its graph) through an executor
+(``hopc.backend.runtime.executors``), and returns the user outputs. Mutation
+has the caller's semantics either way: at the captured level in-place ops
+update the caller's tensors directly, and after functionalization each
+``{hop.copy_back_to = i}`` result is copied into argument ``i``
+(``apply_copy_back``, the one place that does it). With ``aliases`` (from
+Dynamo's graph), an output that eager returns as an input, or as a view of
+one, is that input or view again (Note [aliased outputs]).
 
-Autograd through the module is not supported yet, so a call that would need
-it (grad mode on and an input that requires grad) raises instead of silently
-returning outputs without a graph.
+Everything that can be decided once is decided in ``__init__``: the
+signature is read and the function prepared by its executor; a call does the
+run, the copy-back and the aliases, and (only where no guard settles it
+already, ``check_grad``) refuses a call that would need gradients.
 """
 
 from __future__ import annotations
@@ -23,33 +25,53 @@ from collections.abc import Sequence
 import torch
 from xdsl.dialects.builtin import ModuleOp
 
-from hopc.backend.interpreter import run_module
+from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
+from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.frontend.errors import user_location
-from hopc.frontend.output_aliases import OutputAliases
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.module import entry_signature
+from hopc.ir.signature import FunctionSignature
+
+
+def apply_copy_back(signature: FunctionSignature | ModuleOp, args: Sequence[object],
+                    results: Sequence[object]) -> list[object]:
+    """Copies each ``{hop.copy_back_to = i}`` result into ``args[i]``; returns the user outputs."""
+    if isinstance(signature, ModuleOp):
+        signature = entry_signature(signature)
+    for result, argument in signature.copy_back.items():
+        args[argument].copy_(results[result])  # type: ignore[attr-defined]
+    return [results[index] for index in signature.user_outputs]
+
+
+def needs_gradients(values: Sequence[object]) -> bool:
+    """Whether a call on ``values`` would need autograd: grad mode on and a tensor requiring grad."""
+    return torch.is_grad_enabled() and any(
+        isinstance(value, torch.Tensor) and value.requires_grad for value in values)
+
+
+def gradients_unsupported() -> HopcError:
+    return HopcError("hopc does not differentiate compiled programs yet, and this call needs "
+                     "gradients (grad mode is on and an input or parameter requires grad); call it "
+                     "under torch.no_grad() or with tensors that do not require grad",
+                     user_location(traceback.extract_stack()))
 
 
 class ModuleCall:
     """A callable running ``module``'s entry function (see the module docstring)."""
 
     def __init__(self, module: ModuleOp, trailing: Sequence[torch.Tensor] = (),
-                 aliases: OutputAliases | None = None):
+                 aliases: OutputAliases | None = None, *, executor: str = DEFAULT_EXECUTOR,
+                 check_grad: bool = True):
         self.module = module
         self.signature = entry_signature(module)
         self.trailing = list(trailing)
-        self.aliases = aliases
+        self.aliases = aliases if aliases else None
+        self.check_grad = check_grad
+        self._run = executor_named(executor).prepare(module, self.signature.function)
 
     def __call__(self, *args: object) -> list[object]:
         entry = [*args, *self.trailing]
-        if torch.is_grad_enabled() and any(
-                isinstance(value, torch.Tensor) and value.requires_grad for value in entry):
-            raise HopcError("hopc does not differentiate compiled programs yet, and this call "
-                            "needs gradients (grad mode is on and an input or parameter "
-                            "requires grad); call it under torch.no_grad() or with tensors "
-                            "that do not require grad", user_location(traceback.extract_stack()))
-        results = run_module(self.module, entry)
-        for result, argument in self.signature.copy_back.items():
-            entry[argument].copy_(results[result])
-        outputs = [results[index] for index in self.signature.user_outputs]
+        if self.check_grad and needs_gradients(entry):
+            raise gradients_unsupported()
+        outputs = apply_copy_back(self.signature, entry, self._run(entry))
         return self.aliases.restore(args, outputs) if self.aliases else outputs

@@ -3,20 +3,18 @@
 After functionalize, the entry function returns the final value of each
 argument the program changed in place, marked ``{hop.copy_back_to = i}``
 (Note [entry signature] in ``hopc.dialects.hop``). Whoever runs the function
-copies those results into the arguments: ``apply_copy_back`` does it for a
-module run on PyTorch tensors (the interpreter, ``hopc.compile``).
+copies those results into the arguments: ``apply_copy_back`` in
+``hopc.backend.runtime.module_call`` does it for a module run on PyTorch tensors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, IntegerAttr, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 
 from hopc.ir.diagnostics import op_error
-from hopc.ir.module import COPY_BACK, entry_signature
+from hopc.ir.module import COPY_BACK
 
 
 def add_copy_back_results(function: FuncOp, finals: dict[int, SSAValue],
@@ -44,17 +42,3 @@ def add_copy_back_results(function: FuncOp, finals: dict[int, SSAValue],
         result_attributes.append(DictionaryAttr({COPY_BACK: IntegerAttr(index, i64)}))
     function.function_type = FunctionType.from_lists(function.function_type.inputs.data, outputs)
     function.res_attrs = ArrayAttr(result_attributes)
-
-
-def apply_copy_back(module: ModuleOp, args: Sequence[object], results: Sequence[object]) -> list[object]:
-    """Copies the copy-back results of a run into ``args``; returns the user outputs.
-
-    ``results`` are what the entry function returned for ``args`` (e.g. from
-    ``hopc.backend.interpreter.run_module``); each ``{hop.copy_back_to = i}``
-    result is copied into ``args[i]`` in place, as eager PyTorch would have
-    left it.
-    """
-    signature = entry_signature(module)
-    for result_index, argument_index in signature.copy_back.items():
-        args[argument_index].copy_(results[result_index])  # type: ignore[attr-defined]
-    return [results[i] for i in signature.user_outputs]

@@ -16,7 +16,7 @@ import torch.utils._pytree as pytree
 
 import hopc
 from hopc.backend.interpreter import run_module
-from hopc.frontend.entry_values import entry_values
+from hopc.backend.runtime.entry_values import entry_values
 
 
 def cloned(values: object) -> object:

@@ -14,8 +14,8 @@ from frontend_corpus import CASES
 from frontend_harness import assert_same_run, cloned, eager_run, fresh, state
 
 import hopc
-from hopc.frontend.entry_values import entry_values
-from hopc.frontend.module_call import ModuleCall
+from hopc.backend.runtime.entry_values import entry_values
+from hopc.backend.runtime.module_call import ModuleCall
 from hopc.passes.pipeline import STAGES, run_pipeline
 
 PASS_SEQUENCES = {
