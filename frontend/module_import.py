@@ -3,7 +3,7 @@
 The module holds, in order: one ``hop.symbol`` per shape symbol it mentions,
 the parameters, buffers and constants, the shared ``hop.subgraph``s, and the
 entry function ``@forward`` whose arguments are the graph's placeholders, each
-marked with its role (Note [entry signature] in ``hopc.dialects.hop``). The
+marked with its role (Note [entry signature] in ``hopc.dialects.hop_module``). The
 results are the graph's outputs, flattened; mutation stays in place in the
 body, so no result is a copy-back at this level.
 """

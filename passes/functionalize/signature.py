@@ -2,7 +2,7 @@
 
 After functionalize, the entry function returns the final value of each
 argument the program changed in place, marked ``{hop.copy_back_to = i}``
-(Note [entry signature] in ``hopc.dialects.hop``). Whoever runs the function
+(Note [entry signature] in ``hopc.dialects.hop_module``). Whoever runs the function
 copies those results into the arguments: ``apply_copy_back`` in
 ``hopc.backend.runtime.module_call`` does it for a module run on PyTorch tensors.
 """
