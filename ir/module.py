@@ -152,14 +152,14 @@ def _check_placement(kind: EntryKind, signature: FunctionSignature) -> None:
 
 def _check_saved_numbering(signature: FunctionSignature) -> None:
     """The saved results are numbered 0..n-1, each once."""
-    saved = signature.results_with_role(SAVED)
-    first_result: dict[object, int] = {}
+    saved = signature.result_indices(SAVED)
+    first_result: dict[int, int] = {}
     for index, number in saved.items():
         if number in first_result:
             raise op_error(signature.function, f"@{signature.name} result {index}: saved value "
                                                f"{number} is already result {first_result[number]}")
         first_result[number] = index
-        if number >= len(saved):  # type: ignore[operator]
+        if number >= len(saved):
             raise op_error(signature.function, f"@{signature.name} result {index}: {SAVED} = {number}, "
                                                f"but its {len(saved)} saved values are numbered "
                                                f"0..{len(saved) - 1}")
@@ -173,7 +173,7 @@ def _check_differentiation(signature: FunctionSignature, reference: FunctionSign
     reference_inputs = reference.function.function_type.inputs.data
     saved = reference.saved_results
     checks = [  # (what, own index -> target, own types, allowed target -> its type, why a target is wrong)
-        ("argument", SAVED, signature.arguments_with_role(SAVED), inputs,
+        ("argument", SAVED, signature.argument_indices(SAVED), inputs,
          {k: (f"result {r}", reference_outputs[r]) for k, r in saved.items()}, "saves no such value"),
         ("argument", COTANGENT_OF, signature.cotangent_arguments, inputs,
          {r: (f"result {r}", reference_outputs[r]) for r in reference.user_outputs},
@@ -183,7 +183,7 @@ def _check_differentiation(signature: FunctionSignature, reference: FunctionSign
          f"has no such argument marked {REQUIRES_GRAD}"),
     ]
     for what, role, targets, types, allowed, why in checks:
-        first: dict[object, int] = {}
+        first: dict[int, int] = {}
         for index, target in targets.items():
             here = f"@{signature.name} {what} {index} ({role} = {target})"
             if target in first:

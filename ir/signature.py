@@ -88,36 +88,48 @@ class FunctionSignature:
         """Result indices of the user's outputs, in order."""
         return tuple(self.results_with_role(USER))
 
+    def argument_indices(self, kind: str) -> dict[int, int]:
+        """Argument index -> the index its role names, for the arguments whose index role is ``kind``."""
+        return _indices(self.arguments, kind)
+
+    def result_indices(self, kind: str) -> dict[int, int]:
+        """Result index -> the index its role names, for the results whose index role is ``kind``."""
+        return _indices(self.results, kind)
+
     @property
     def globals_by_argument(self) -> dict[int, tuple[str, str]]:
         """Argument index -> (role attribute, symbol) for parameters, buffers and constants."""
-        return {i: (role.kind, role.target) for i, role in enumerate(self.arguments)  # type: ignore[misc]
-                if role.kind in GLOBAL_ROLES}
+        return {i: (role.kind, role.target) for i, role in enumerate(self.arguments)
+                if role.kind in GLOBAL_ROLES and isinstance(role.target, str)}
 
     @property
     def copy_back(self) -> dict[int, int]:
         """Result index -> the argument index it is the final value of."""
-        return self.results_with_role(COPY_BACK)  # type: ignore[return-value]
+        return self.result_indices(COPY_BACK)
 
     @property
     def saved_results(self) -> dict[int, int]:
         """Saved value number -> the result index that saves it (a forward's)."""
-        return {k: i for i, k in self.results_with_role(SAVED).items()}  # type: ignore[misc]
+        return {k: i for i, k in self.result_indices(SAVED).items()}
 
     @property
     def saved_arguments(self) -> dict[int, int]:
         """Saved value number -> the argument index that takes it (a backward's)."""
-        return {k: i for i, k in self.arguments_with_role(SAVED).items()}  # type: ignore[misc]
+        return {k: i for i, k in self.argument_indices(SAVED).items()}
 
     @property
     def cotangent_arguments(self) -> dict[int, int]:
         """Argument index -> the result of the differentiated function it is the cotangent of."""
-        return self.arguments_with_role(COTANGENT_OF)  # type: ignore[return-value]
+        return self.argument_indices(COTANGENT_OF)
 
     @property
     def gradient_results(self) -> dict[int, int]:
         """Result index -> the argument of the differentiated function it is the gradient of."""
-        return self.results_with_role(GRADIENT_OF)  # type: ignore[return-value]
+        return self.result_indices(GRADIENT_OF)
+
+
+def _indices(roles: tuple[Role, ...], kind: str) -> dict[int, int]:
+    return {i: role.target for i, role in enumerate(roles) if role.kind == kind and isinstance(role.target, int)}
 
 
 def function_signature(function: FuncOp) -> FunctionSignature:
@@ -142,21 +154,22 @@ def function_signature(function: FuncOp) -> FunctionSignature:
     for index, attributes in enumerate(_attributes_of(function.res_attrs, len(outputs))):
         role = _role(function, "result", index, attributes, RESULT_ROLES)
         results.append(role)
-        if role.kind != COPY_BACK:
+        argument = role.target
+        if role.kind != COPY_BACK or not isinstance(argument, int):
             continue
-        if role.target >= len(inputs):  # type: ignore[operator]
+        if argument >= len(inputs):
             raise op_error(function, f"result {index}: {COPY_BACK} must be an argument index, "
                                      f"got {attributes[COPY_BACK]}")
-        if outputs[index] != inputs[role.target]:  # type: ignore[index]
-            raise op_error(function, f"result {index} is copied back to argument {role.target} but has "
-                                     f"type {outputs[index]}, the argument has type {inputs[role.target]}")
+        if outputs[index] != inputs[argument]:
+            raise op_error(function, f"result {index} is copied back to argument {argument} but has "
+                                     f"type {outputs[index]}, the argument has type {inputs[argument]}")
     return FunctionSignature(function, tuple(arguments), tuple(results), frozenset(requires_grad), strides)
 
 
-def _attributes_of(dictionaries: Attribute | None, count: int) -> list[dict[str, Attribute]]:
+def _attributes_of(dictionaries: ArrayAttr[DictionaryAttr] | None, count: int) -> list[dict[str, Attribute]]:
     if dictionaries is None:
         return [{} for _ in range(count)]
-    return [d.data if isinstance(d, DictionaryAttr) else {} for d in dictionaries.data]  # type: ignore[attr-defined]
+    return [dict(d.data) for d in dictionaries.data]
 
 
 def _role(function: FuncOp, what: str, index: int, attributes: dict[str, Attribute],
