@@ -1,12 +1,11 @@
 """Our shape symbols inside PyTorch's symbolic-shape machinery, and back.
 
 ``FakeShapes`` holds a ``ShapeEnv`` and a ``FakeTensorMode``: each of our named
-symbols becomes a backed torch ``SymInt`` (with a distinct, unlikely hint, so
-that meta kernels do not specialize on it), our tensor types become fake
-tensors, and the sizes PyTorch computes are mapped back to our expression text.
-This is how result types are inferred with PyTorch's meta kernels
-(``hopc.dialects.aten_infer``); the frontend uses ``dim_from_torch`` to name
-the sizes of a traced program.
+symbols becomes a backed torch ``SymInt`` whose hint is the symbol's recorded
+example value (``SymbolFacts``, from ``hop.symbol ... hint N``; Note [trace
+hints] in ``hopc.ir.op_tracer``), our tensor types become fake tensors, and
+the sizes PyTorch computes are mapped back to our expression text. This is how
+``hopc.ir.op_tracer`` infers result types and traces functions of ATen ops.
 
 Note [torch expressions]: PyTorch's sympy expressions use its own functions
 (``FloorDiv``, ``PythonMod``, ``Max``...) over its own symbols; ``from_torch``
@@ -16,7 +15,10 @@ an equivalent is an error rather than a guess.
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import sympy
 import torch
@@ -29,7 +31,29 @@ from hopc.ir import symbolic
 from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import Dim, TensorType, canonical_dim
 
-_FIRST_HINT = 7919  # hints are distinct primes-ish far from 0/1 and from each other
+DEFAULT_HINT = 8192
+"""The example value of a symbol without a recorded hint (an unbacked one, or one in
+hand-written IR): PyTorch's own choice for unbacked sizes (Inductor's
+``unbacked_symint_fallback``), clamped into the symbol's range. Note [trace hints]."""
+
+_TRACE_LOWER = 2
+"""The least value a traced symbol takes: PyTorch's backed sizes start at 2 (0 and 1 specialize)."""
+
+
+@dataclass(frozen=True)
+class SymbolFacts:
+    """What a ``hop.symbol`` declares about a symbol: its example value and its range."""
+
+    hint: int | None = None
+    lower: int | None = None
+    upper: int | None = None
+
+    def example(self) -> int:
+        """The hint, or ``DEFAULT_HINT`` clamped into the range."""
+        if self.hint is not None:
+            return self.hint
+        value = DEFAULT_HINT if self.upper is None else min(DEFAULT_HINT, self.upper)
+        return value if self.lower is None else max(value, self.lower)
 
 
 def from_torch(expression: sympy.Basic, names: Mapping[sympy.Symbol, str]) -> sympy.Basic:
@@ -62,22 +86,39 @@ def from_torch(expression: sympy.Basic, names: Mapping[sympy.Symbol, str]) -> sy
 class FakeShapes:
     """Fake tensors whose sizes are our symbols; sizes PyTorch computes mapped back."""
 
-    def __init__(self, fresh_symbol: Callable[[], str] | None = None):
+    def __init__(self, facts: Mapping[str, SymbolFacts] | None = None,
+                 fresh_symbol: Callable[[], str] | None = None):
         self.shape_env = ShapeEnv()
         self.mode = FakeTensorMode(shape_env=self.shape_env)
+        self._facts = facts or {}
         self._symints: dict[str, torch.SymInt] = {}
         self._names: dict[sympy.Symbol, str] = {}
         self._fresh_symbol = fresh_symbol
 
     def symint(self, name: str) -> torch.SymInt:
-        """The torch SymInt standing for our symbol ``name``."""
+        """The torch SymInt standing for our symbol ``name``, its hint the symbol's example.
+
+        Its range is the declared one intersected with PyTorch's ``[2, oo]`` for
+        sizes (where that leaves a range); the symbol never specializes to 0 or 1.
+        """
         if name not in self._symints:
-            hint = _FIRST_HINT + 2 * len(self._symints)
+            facts = self._facts.get(name, SymbolFacts())
+            hint = facts.example()
             torch_symbol = self.shape_env.create_symbol(
-                hint, ConstantSource(f"hopc_{name}"), dynamic_dim=DimDynamic.DYNAMIC)
+                hint, ConstantSource(f"hopc_{name}"), dynamic_dim=DimDynamic.DYNAMIC,
+                do_not_specialize_zero_one=True)
+            lower = max(_TRACE_LOWER, facts.lower if facts.lower is not None else _TRACE_LOWER)
+            upper = facts.upper if facts.upper is not None else sys.maxsize - 1
+            if lower <= hint <= upper:
+                self.shape_env.constrain_symbol_range(torch_symbol, lower, upper)
             self._symints[name] = self.shape_env.create_symintnode(torch_symbol, hint=hint)
             self._names[torch_symbol] = name
         return self._symints[name]
+
+    def our_text(self, text: str) -> str:
+        """PyTorch's text about its symbols (a guard, an error) with our names for them."""
+        names = {torch_symbol.name: name for torch_symbol, name in self._names.items()}
+        return re.sub(r"\b[a-z]+[0-9]+\b", lambda m: names.get(m[0], m[0]), text)
 
     def size(self, dim: Dim) -> int | torch.SymInt:
         """Our dimension as a torch size: an int or an expression over SymInts."""
@@ -86,10 +127,11 @@ class FakeShapes:
         expression = symbolic.parse_expr(dim)
         return _evaluate(expression, {n: self.symint(n) for n in symbolic.free_symbol_names(expression)})
 
-    def fake_tensor(self, tensor_type: TensorType) -> torch.Tensor:
+    def fake_tensor(self, tensor_type: TensorType, requires_grad: bool = False) -> torch.Tensor:
+        """A contiguous fake CPU tensor of ``tensor_type`` (the trace's device: Note [trace device])."""
         with self.mode:
             return torch.empty([self.size(d) for d in tensor_type.shape],
-                               dtype=dtype_of(tensor_type.element_type))
+                               dtype=dtype_of(tensor_type.element_type), requires_grad=requires_grad)
 
     def dim(self, size: int | torch.SymInt) -> Dim:
         """A torch size as our dimension; a new unbacked symbol gets a fresh name of ours."""

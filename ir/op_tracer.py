@@ -1,0 +1,282 @@
+"""One tracer for ATen ops and small functions of them, on fake tensors sized by our symbols.
+
+Two forms share one discipline (``traced_scope``):
+
+- the function form, ``trace(fn, operand_types, ...)``, runs ``make_fx`` over
+  ``fn`` (say ``torch.autograd.grad`` of one op) and gives the FX graph and
+  the types of its outputs; autograd, decompositions and freeze build on it;
+- the op form, ``OpTracer.result_types(schema, operand_types, properties)``,
+  calls one overload and gives its result types, cached
+  (``hopc.ir.op_trace_cache``); builders (``hopc.dialects.aten_builders``)
+  infer the types of the ops they create with it.
+
+Every trace runs with ``backed_size_oblivious`` on, within ``TraceLimits``
+(time, number of results), and fails, as a located ``HopcError`` naming the
+op, where PyTorch rejects the arguments, where the trace would install a
+guard, and where an argument names a device the installed torch cannot run.
+
+Note [trace hints]
+~~~~~~~~~~~~~~~~~~
+A symbolic trace needs an example value (a hint) for each symbol. A symbol's
+hint is the value it had when the program was captured, which the frontend
+records on ``hop.symbol ... hint N`` (the ``ShapeEnv``'s value of a backed
+symbol). A symbol with none (unbacked, or from hand-written IR) takes
+``DEFAULT_HINT`` clamped into its range, one documented value for all, as
+PyTorch itself does for unbacked sizes. The result never depends on the
+hint: any decision a meta kernel makes from a hint is a guard (Note [trace
+guards]), and a guard is an error. So hints stay out of the cache key.
+
+Note [trace guards]
+~~~~~~~~~~~~~~~~~~~
+A guard is a fact the trace assumed about a symbol's value (``s0 == 8``,
+``(s0 + 2)//3 == 3``): the traced result holds only where it holds, and the
+IR has no place to check it. With ``backed_size_oblivious`` meta kernels
+reason about sizes without guarding where they can (a symbolic ``slice`` or
+``convolution``); where they still guard, the trace is an error. The
+``ShapeEnv`` raises at the first guard where torch can (``error_on_new_guards``,
+which also stops ``split.Tensor`` on a dynamic size before it unrolls into
+thousands of results), and ``shape_env.guards`` is checked after every trace.
+
+Note [trace device]
+~~~~~~~~~~~~~~~~~~~
+Operands are fake CPU tensors (our types have no device), so a trace takes
+the CPU path of every kernel: faking a CUDA-only path in a CPU build aborts
+the process (a C++ abort, not an exception). An op whose device argument
+names a device type the installed torch has no kernels for is refused before
+anything is traced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import torch
+import torch.fx
+import torch.utils._pytree as pytree
+from torch._dispatch.python import enable_python_dispatcher
+from torch._subclasses.fake_tensor import unset_fake_temporarily
+from torch.fx.experimental import _config as fx_config
+from torch.fx.experimental import symbolic_shapes
+from torch.fx.experimental.proxy_tensor import make_fx
+from xdsl.ir import Attribute
+
+from hopc.ir.diagnostics import HopcError, Location
+from hopc.ir.torch_symbolic import FakeShapes, SymbolFacts
+from hopc.ir.types import SymIntType, TensorType
+
+
+@dataclass(frozen=True)
+class TraceLimits:
+    """How far one trace may go before it is reported as a blow-up."""
+
+    seconds: float = 10.0
+    """Wall-clock time of one trace (enforced by a timer on the main thread, else checked after)."""
+    max_results: int = 1024
+    """Results (flattened outputs) of one trace."""
+
+
+DEFAULT_LIMITS = TraceLimits()
+
+
+class _Expired(Exception):
+    """The trace's timer fired."""
+
+
+@contextlib.contextmanager
+def _timer(seconds: float) -> Iterator[None]:
+    """Raises ``_Expired`` inside the body after ``seconds`` (main thread only; restores any outer timer)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise _Expired
+
+    started = time.monotonic()
+    previous_handler = signal.signal(signal.SIGALRM, expire)
+    previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous_handler)
+        if previous_delay > 0:
+            remaining = max(previous_delay - (time.monotonic() - started), 1e-3)
+            signal.setitimer(signal.ITIMER_REAL, remaining, previous_interval)
+
+
+class _GuardInstalled(Exception):
+    """The trace installed a guard (Note [trace guards])."""
+
+    def __init__(self, guard: symbolic_shapes.ShapeGuard):
+        super().__init__(str(guard.expr))
+        self.guard = guard
+
+
+class _GuardTripwire(list):
+    """``shape_env.guards`` during a trace: the first guard appended raises ``_GuardInstalled``.
+
+    A guard the ``ShapeEnv`` suppresses (stride computations) is never
+    appended, so this trips on exactly the guards the after-check would see.
+    """
+
+    def append(self, guard: symbolic_shapes.ShapeGuard) -> None:
+        super().append(guard)
+        raise _GuardInstalled(guard)
+
+
+@contextlib.contextmanager
+def _failing_guards(shape_env: symbolic_shapes.ShapeEnv) -> Iterator[None]:
+    """Makes the first new guard raise, before the trace acts on it (a ``split`` unrolling)."""
+    shape_env.guards = _GuardTripwire(shape_env.guards)
+    try:
+        yield
+    finally:
+        shape_env.guards = list(shape_env.guards)
+
+
+@contextlib.contextmanager
+def _quiet_fake_tensor_log() -> Iterator[None]:
+    """Silences PyTorch's own log of a rejection, which the error reports once."""
+    loggers = [logging.getLogger(name) for name in
+               ("torch._subclasses.fake_tensor", "torch.fx.experimental.symbolic_shapes")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+@contextlib.contextmanager
+def traced_scope(shapes: FakeShapes, what: str, location: Location | None,
+                 limits: TraceLimits) -> Iterator[None]:
+    """Runs a trace over ``shapes`` under the rules of this module; errors name ``what``.
+
+    Raises HopcError at ``location`` when the body raises (PyTorch rejects the
+    arguments), installs a guard (Note [trace guards]) or runs past the time
+    limit.
+    """
+    shape_env = shapes.shape_env
+    guards_before = len(shape_env.guards)
+    started = time.monotonic()
+    try:
+        with fx_config.patch(backed_size_oblivious=True), _quiet_fake_tensor_log(), \
+                _timer(limits.seconds), _failing_guards(shape_env):
+            yield
+    except _Expired:
+        raise _time_error(what, limits, location) from None
+    except HopcError:
+        raise
+    except Exception as error:
+        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        guard = _installed_guard(error)
+        if guard is not None:
+            raise HopcError(f"{what}: tracing it would install a guard on shape symbols "
+                            f"({shapes.our_text(str(guard.expr))}); Note [trace guards]",
+                            location) from None
+        raise HopcError(f"{what}: PyTorch rejects these arguments: {shapes.our_text(first_line)}",
+                        location) from None
+    new_guards = shape_env.guards[guards_before:]
+    if new_guards:
+        guards = shapes.our_text(", ".join(str(g.expr) for g in new_guards))
+        raise HopcError(f"{what}: tracing it installs a guard on shape symbols ({guards}); "
+                        "Note [trace guards]", location)
+    if time.monotonic() - started > limits.seconds:
+        raise _time_error(what, limits, location)
+
+
+def _installed_guard(error: BaseException | None) -> symbolic_shapes.ShapeGuard | None:
+    """The guard behind ``error``, which PyTorch may have wrapped (in a ``TorchRuntimeError``...)."""
+    while error is not None:
+        if isinstance(error, _GuardInstalled):
+            return error.guard
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def _time_error(what: str, limits: TraceLimits, location: Location | None) -> HopcError:
+    return HopcError(f"{what}: tracing ran past its time limit of {limits.seconds} s "
+                     "(an unrolling over a symbolic size?)", location)
+
+
+def check_result_count(what: str, count: int, limits: TraceLimits,
+                       location: Location | None) -> None:
+    """A located error where a trace gave more results than ``limits`` allows."""
+    if count > limits.max_results:
+        raise HopcError(f"{what}: the trace gives {count} results, more than the limit of "
+                        f"{limits.max_results} (an unrolling over a size?)", location)
+
+
+def check_device(what: str, device: str, location: Location | None) -> None:
+    """Refuses a device type the installed torch has no kernels for (Note [trace device])."""
+    try:
+        device_type = torch.device(device).type
+        key = torch._C._dispatch_key_for_device(device_type)
+        supported = torch._C._dispatch_has_kernel_for_dispatch_key("aten::empty.memory_format", key)
+    except RuntimeError:
+        supported = False
+    if not supported:
+        raise HopcError(f"{what}: the installed torch ({torch.__version__}) has no kernels for "
+                        f"device '{device}'; hopc traces ops on the CPU only", location)
+
+
+def types_of(shapes: FakeShapes, output: object) -> list[Attribute | None]:
+    """The IR types of a traced output, flattened; ``None`` for an output that is None."""
+    types: list[Attribute | None] = []
+    for leaf in pytree.tree_leaves(output, is_leaf=lambda x: x is None):
+        if leaf is None:
+            types.append(None)
+        elif isinstance(leaf, torch.Tensor):
+            types.append(shapes.tensor_type(leaf))
+        elif isinstance(leaf, torch.SymInt | int) and not isinstance(leaf, bool):
+            types.append(SymIntType(shapes.dim(leaf)))
+        else:
+            raise HopcError(f"cannot give a type to a result of kind {type(leaf).__name__}")
+    return types
+
+
+@dataclass
+class TracedFunction:
+    """``fn`` traced to ATen ops: the graph, and the types of its outputs in our symbols."""
+
+    graph: torch.fx.GraphModule
+    result_types: list[Attribute | None]
+    """One per flattened output; None where the output is None (an unused input's gradient)."""
+    shapes: FakeShapes
+    """Maps the graph's sizes to our expressions (``shapes.dim``, ``shapes.tensor_type``)."""
+
+
+def trace(fn: Callable[..., object], operand_types: Sequence[TensorType], *, what: str,
+          requires_grad: Sequence[bool] | None = None,
+          symbols: Mapping[str, SymbolFacts] | None = None,
+          fresh_symbol: Callable[[], str] | None = None,
+          limits: TraceLimits = DEFAULT_LIMITS, location: Location | None = None,
+          ) -> TracedFunction:
+    """Traces ``fn(*tensors)`` with ``make_fx``, one fake tensor per operand type.
+
+    ``requires_grad`` has one flag per operand (default: none requires grad);
+    ``symbols`` gives the hints and ranges of our symbols (Note [trace hints]);
+    ``what`` names the traced thing in errors. The graph's placeholders are the
+    operands, its nodes ATen ops and ``sym_size`` reads of their sizes.
+    """
+    shapes = FakeShapes(symbols, fresh_symbol)
+    flags = requires_grad if requires_grad is not None else [False] * len(operand_types)
+    with traced_scope(shapes, what, location, limits):
+        inputs = [shapes.fake_tensor(t, flag) for t, flag in zip(operand_types, flags, strict=True)]
+        with unset_fake_temporarily(), enable_python_dispatcher(), shapes.mode:
+            graph = make_fx(fn, tracing_mode="real", _allow_non_fake_inputs=True)(*inputs)
+    output = graph.graph.output_node().args[0]
+    values = pytree.tree_map(lambda n: n.meta.get("val") if isinstance(n, torch.fx.Node) else n,
+                             output)
+    result_types = types_of(shapes, values)
+    check_result_count(what, len(result_types), limits, location)
+    return TracedFunction(graph, result_types, shapes)
