@@ -55,13 +55,6 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import HopCanonicalizationPatterns, describe
-from hopc.dialects.hop_floats import (  # registered below, and re-exported: hop.SymSqrtOp
-    SYM_FLOAT_OPS,
-    SymFloatOp,
-    SymPowOp,
-    SymSqrtOp,
-    SymTrueDivOp,
-)
 from hopc.dialects.hop_interface import (
     CalleeMemoryEffect,
     CondInterface,
@@ -77,6 +70,14 @@ from hopc.dialects.hop_module import (  # registered below, and re-exported: hop
     ConstantOp,
     EntryOp,
     ParameterOp,
+)
+from hopc.dialects.hop_scalars import (  # registered below, and re-exported: hop.SymSqrtOp
+    SYM_SCALAR_OPS,
+    SymFloatOp,
+    SymIteOp,
+    SymPowOp,
+    SymSqrtOp,
+    SymTrueDivOp,
 )
 from hopc.dialects.hop_symbols import (  # registered below, and re-exported: hop.SymSizeOp
     SYM_BINARY_OPS,
@@ -628,7 +629,7 @@ Hop = Dialect(
         SymSizeOp,
         SymConstantOp,
         *SYM_BINARY_OPS,
-        *SYM_FLOAT_OPS,
+        *SYM_SCALAR_OPS,
         ItemOp,
         AssertOp,
         ParameterOp,

@@ -17,15 +17,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from hopc.dialects.hop import (
-    CheckpointOp,
-    CondOp,
-    MapOp,
-    ScanOp,
-    WhileOp,
-    WrapOp,
-    YieldOp,
-)
+from hopc.dialects.hop import WhileOp, YieldOp
+from hopc.dialects.hop_interface import RegionEntry, hop_interface
 from hopc.passes.dce_liveness import (
     argument_is_read,
     hop_region_dce,
@@ -73,29 +66,30 @@ def _replace(rewriter: PatternRewriter, op: IRDLOperation, dropped_operands: Col
                                for i in range(len(op.results))])
 
 
-def _argument_offset(op: Operation) -> int:
-    """The operand position of a HOP's block argument 0 (a cond's predicate comes first)."""
-    return 1 if isinstance(op, CondOp) else 0
+def _owned_entries(op: Operation) -> tuple[RegionEntry, ...]:
+    """The region entries of a HOP that owns its regions (not a call: a subgraph's
+    signature is shared by its calls), every region of it entered; else none."""
+    interface = hop_interface(op)
+    if interface is None or not op.regions:
+        return ()
+    entries = interface.entries(op)
+    return entries if len(entries) == len(op.regions) else ()
 
 
-def _prunable_arguments(op: Operation) -> range:
-    """Positions of the block arguments that may go with their operands, when unread."""
-    if isinstance(op, CondOp | WrapOp | CheckpointOp):
-        return range(len(op.inputs))
-    if isinstance(op, WhileOp | ScanOp | MapOp):
-        return range(len(op.regions[-1].block.args) - len(op.additional),
-                     len(op.regions[-1].block.args))
-    return range(0)
+def _droppable_results(op: Operation, entries: tuple[RegionEntry, ...]) -> range:
+    """Results that may go with their yields: every region yields them (so dropping
+    a yield changes nothing else) and none is carried to a next run."""
+    if not entries or any(e.results != range(len(op.results)) for e in entries):
+        return range(0)
+    return range(max(e.carried for e in entries), len(op.results))
 
 
 class RemoveUnusedResults(RewritePattern):
     """``r0, r1 = hop(...) {yield a, b}`` with ``r1`` unused -> ``r0 = hop(...) {yield a}``."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: CondOp | WrapOp | CheckpointOp | ScanOp | MapOp,
-                          rewriter: PatternRewriter) -> None:
-        first = len(op.init) if isinstance(op, ScanOp) else 0  # a scan's carries stay
-        unused = [i for i in range(first, len(op.results)) if not op.results[i].uses]
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        entries = _owned_entries(op)
+        unused = [i for i in _droppable_results(op, entries) if not op.results[i].uses]
         unbacked = unbacked_symbols(op) if unused else frozenset()
         dropped = {i for i in unused if not read_elsewhere(
             op, introduced_symbols(op, [op.results[i].type], unbacked))}
@@ -127,21 +121,26 @@ class RemoveUnusedLoopCarried(RewritePattern):
 
 
 class RemoveUnusedArguments(RewritePattern):
-    """``hop(x, y) {^(a, b): ...a...}`` -> ``hop(x) {^(a): ...a...}`` (not for subgraphs)."""
+    """``hop(x, y) {^(a, b): ...a...}`` -> ``hop(x) {^(a): ...a...}`` for loop-invariant
+    operands (not for subgraphs: their calls share the signature)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, CondOp | WrapOp | CheckpointOp | WhileOp | ScanOp | MapOp):
+        entries = _owned_entries(op)
+        if not entries:
             return
-        dropped: set[int] = set()
-        for i in _prunable_arguments(op):
-            if not any(argument_is_read(r.block.args[i], dropped) for r in op.regions):
-                dropped.add(i)
+        invariant = hop_interface(op).invariant_operands(op)
+        dropped: set[int] = set()  # operand positions
+        for position in invariant:
+            arguments = [e.argument_of(position) for e in entries]
+            if not any(argument_is_read(a, {e.operands.index(p) for p in dropped})
+                       for a, e in zip(arguments, entries)):
+                dropped.add(position)
         if not dropped:
             return
-        for region in op.regions:
-            for i in sorted(dropped, reverse=True):
-                rewriter.erase_block_argument(region.block.args[i])
-        _replace(rewriter, op, {i + _argument_offset(op) for i in dropped}, ())
+        for entry in entries:
+            for position in sorted(dropped, reverse=True):
+                rewriter.erase_block_argument(entry.argument_of(position))
+        _replace(rewriter, op, dropped, ())
 
 
 class DeadCodeEliminationPass(ModulePass):

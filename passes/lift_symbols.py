@@ -8,7 +8,9 @@ body, by the shapes of its arguments. Each region gets one argument per
 symbol it lacks, after its original arguments, in the order first needed
 (Note [lifted symbol ordering]); its HOP passes the enclosing block's binding
 of the symbol, lifted in turn into that block where it is free there, up to
-the function. This is PyTorch's lifting of free symbols of HOP subgraphs (PR
+the function. A value that a region reads from outside it is lifted in the
+same way (Note [captured sizes]), so every region is also isolated (Note
+[isolated regions] in ``hopc.dialects.hop_interface``). This is PyTorch's lifting of free symbols of HOP subgraphs (PR
 138363) as an IR pass. A subgraph, parametric in the symbols its arguments
 bind (Note [subgraph symbols] in ``hopc.dialects.hop``), gets arguments only
 for the other symbols it uses, which mean the same at every call; each call
@@ -45,16 +47,16 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from hopc.dialects.hop import HOP_REGION_OPS, InvokeSubgraphOp, SubgraphOp, SymSizeOp
+from hopc.dialects.hop import SubgraphOp, SymSizeOp
+from hopc.dialects.hop_interface import append_invariant_operands, hop_interface
 from hopc.ir.diagnostics import op_error
 from hopc.ir.module import declared_symbols
 from hopc.ir.types import SymIntType
-from hopc.passes.hop_operands import append_to_last_operand_group
 from hopc.passes.lift_symbols_analysis import (
     Key,
     binds_by_shape,
     free_keys,
-    is_captured_scalar,
+    is_captured_key,
     plain_symbol,
     whole_dimensions,
 )
@@ -75,12 +77,12 @@ def _lifted_type(key: Key) -> Attribute:
 
 # Note [where lifted operands go]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# Lifted symbols are loop-invariant inputs. The last operand group of every
-# HOP is the one whose values reach each region unchanged, after all others:
-# ``inputs`` of cond, wrap, checkpoint and invoke_subgraph, ``additional`` of
-# while, scan and map. Appending there appends to the block arguments of
-# every region of the op, so the verifiers' operand/argument correspondence
-# holds. Sibling regions (cond's branches, while's cond and body) get the same
+# Lifted symbols and captured values are loop-invariant inputs: each HOP's
+# ``HopRegionInterface.invariant_operands`` (``inputs`` of cond, wrap,
+# checkpoint and invoke_subgraph, ``additional`` of while, scan and map) reach
+# each region unchanged, as its last block arguments. Appending there appends
+# to the block arguments of every region of the op, so the verifiers'
+# operand/argument correspondence holds. Sibling regions (cond's branches, while's cond and body) get the same
 # lifted arguments: the union of their needs, in region order.
 
 
@@ -130,7 +132,7 @@ class _Bindings:
         if key in self.values:
             return self.values[key]
         if isinstance(key, SSAValue):
-            assert key in self.local, "a captured scalar is lifted before it is passed on"
+            assert key in self.local, "a captured value is lifted before it is passed on"
             return key
         tensor, dim = self.pending.pop(key)
         size = SymSizeOp(tensor, dim)
@@ -176,15 +178,15 @@ class _SymbolLifter:
         return self._free[region]
 
     def op_needs(self, op: Operation) -> tuple[Key, ...]:
-        """What the regions of ``op`` (or the subgraph it invokes) need from its block."""
-        if isinstance(op, InvokeSubgraphOp):
-            callee = op.subgraph()
-            return () if callee is None else self.needs(callee.body)
-        if not isinstance(op, HOP_REGION_OPS) or isinstance(op, SubgraphOp):
+        """What the regions of ``op`` (or the subgraph it invokes) need from its block:
+        the union over the regions it enters from its operands (Note [where lifted
+        operands go]; a subgraph's body is entered by its calls)."""
+        interface = hop_interface(op)
+        if interface is None:
             return ()
         union: dict[Key, None] = {}
-        for region in op.regions:
-            union.update(dict.fromkeys(self.needs(region)))
+        for entry in interface.entries(op):
+            union.update(dict.fromkeys(self.needs(entry.region)))
         return tuple(union)
 
     def run(self) -> None:
@@ -215,7 +217,7 @@ class _SymbolLifter:
             self._close_captured_operands(op, bindings)
             keys = self.op_needs(op)
             if keys:
-                append_to_last_operand_group(op, [bindings.value(key) for key in keys])
+                append_invariant_operands(op, [bindings.value(key) for key in keys])
             for inner in op.regions:
                 lifted = self._add_arguments(inner, keys)
                 self._rewrite(inner, _Bindings.of_arguments(inner, lifted))
@@ -230,5 +232,5 @@ class _SymbolLifter:
             name = plain_symbol(operand.type)
             if name is not None:
                 op.operands[index] = bindings.value(name)
-            elif is_captured_scalar(operand):
+            elif is_captured_key(operand):
                 op.operands[index] = bindings.value(operand)

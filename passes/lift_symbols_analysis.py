@@ -41,12 +41,14 @@ order PyTorch gives the lifted free symbols of a HOP subgraph (PR 138363).
 
 Note [captured sizes]
 ~~~~~~~~~~~~~~~~~~~~~
-A region may read a scalar of the enclosing block directly, e.g. a cond
-branch using ``x.size(0)`` computed outside. A captured ``!hop.symint<s>``
-is the symbol ``s`` itself: the region uses ``s`` and reads its own binding
-of it. A captured ``!hop.symint`` or ``!hop.symbool`` of a compound
-expression is a free key of its own (the value), lifted like a symbol,
-together with the symbols of its type.
+A region of a captured-level module may read a value of the enclosing block
+directly, e.g. a cond branch using ``x.size(0)`` computed outside (Note
+[isolated regions] in ``hopc.dialects.hop_interface``). A captured
+``!hop.symint<s>`` is the symbol ``s`` itself: the region uses ``s`` and
+reads its own binding of it. Any other captured value (a tensor, a
+``!hop.symint`` of a compound expression, a ``!hop.symbool``) is a free key
+of its own (the value), lifted like a symbol, together with the symbols of
+its type; so after ``lift-symbols`` every region is isolated.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ from hopc.dialects.hop import SubgraphOp
 from hopc.ir.types import Dim, ExprAttr, SymBoolType, SymIntType, TensorType, dim_symbols
 
 Key = str | SSAValue
-"""What a region can need from outside: a shape symbol, or a captured scalar value."""
+"""What a region can need from outside: a shape symbol, or a captured value."""
 
 _NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -108,9 +110,10 @@ def plain_symbol(type_: Attribute) -> str | None:
     return None
 
 
-def is_captured_scalar(value: SSAValue) -> bool:
-    """Whether a captured value is a key of its own (Note [captured sizes])."""
-    return isinstance(value.type, (SymIntType, SymBoolType)) and plain_symbol(value.type) is None
+def is_captured_key(value: SSAValue) -> bool:
+    """Whether a captured value is a key of its own: any but a ``!hop.symint<s>``, which
+    is its symbol (Note [captured sizes])."""
+    return plain_symbol(value.type) is None
 
 
 def whole_dimensions(type_: Attribute) -> list[tuple[int, str]]:
@@ -167,7 +170,7 @@ def free_keys(region: Region, backed: frozenset[str],
         for operand in op.operands:
             if operand not in local:
                 need(symbols_in_order(operand.type), op)
-                if nested_needs is not None and is_captured_scalar(operand):
+                if nested_needs is not None and is_captured_key(operand):
                     free.setdefault(operand, op)
         for attribute in (*op.properties.values(), *op.attributes.values()):
             need(symbols_in_order(attribute), op)

@@ -318,3 +318,37 @@ func.func @symbol_binding_argument(%x: !hop.tensor<[s0], f32>, %y: !hop.tensor<[
 // CHECK-SAME:    (%[[X:.*]]: !hop.tensor<[s0], f32>, %{{.*}}: !hop.tensor<[s0], f32>, %{{.*}}: !hop.tensor<[s1], f32>)
 // CHECK:         %[[N:.*]] = hop.sym_size
 // CHECK-NEXT:    hop.wrap(%[[X]], %[[N]]) : (!hop.tensor<[s0], f32>, !hop.symint<s1>) -> !hop.tensor<[s1], f32> {
+
+// -----
+
+// A call has its subgraph's effects: a dead call of a subgraph that only
+// reads goes (the subgraph stays, a symbol).
+hop.subgraph @reads {
+^bb0(%a: !hop.tensor<[4], f32>):
+  %s = aten.sin(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  hop.yield %s : !hop.tensor<[4], f32>
+}
+func.func @dead_pure_call(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+  %r = hop.invoke_subgraph @reads(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  func.return %x : !hop.tensor<[4], f32>
+}
+// CHECK:       hop.subgraph @reads {
+// CHECK-LABEL: func.func @dead_pure_call
+// CHECK-NOT:     hop.invoke_subgraph
+// CHECK:         func.return
+
+// -----
+
+// Must not remove: the subgraph changes its argument in place, so a call
+// with an unused result still writes %x.
+hop.subgraph @writes {
+^bb0(%a: !hop.tensor<[4], f32>):
+  %s = aten.sin_(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  hop.yield %s : !hop.tensor<[4], f32>
+}
+func.func @dead_writing_call(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+  %r = hop.invoke_subgraph @writes(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  func.return %x : !hop.tensor<[4], f32>
+}
+// CHECK-LABEL: func.func @dead_writing_call
+// CHECK-NEXT:    hop.invoke_subgraph @writes

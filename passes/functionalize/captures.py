@@ -4,9 +4,10 @@ A region may read values of enclosing regions directly. If it changes one in
 place (through any views, at any depth), the HOP must return the new value
 like that of any operand it changes (Note [mutation through HOP regions]), so
 first the storage becomes an operand: its base (the value the captured one is
-a view of, following views and in-place results) is appended to ``inputs``
-(wrap, checkpoint, cond) or ``additional`` (while, scan, map), with a new last
-block argument in each region; every captured value of that storage is then
+a view of, following views and in-place results) is appended to the HOP's
+loop-invariant operands (``HopRegionInterface.invariant_operands``: ``inputs``
+of wrap, checkpoint, cond, ``additional`` of while, scan, map), with a new
+last block argument in each region; every captured value of that storage is then
 rebuilt inside the region as the same views of the new argument. HOPs are
 visited outermost first, so a storage captured from several levels up becomes
 an operand of each enclosing HOP in turn.
@@ -19,11 +20,20 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
+from hopc.dialects.hop_interface import (
+    RegionEntry,
+    RunCount,
+    append_invariant_operands,
+    hop_interface,
+)
 from hopc.ir.types import TensorType
 from hopc.passes.functionalize.view_kinds import MAYBE_COPYING
-from hopc.passes.hop_operands import append_to_last_operand_group
 
-_CAPTURING_HOPS = (hop.WrapOp, hop.CheckpointOp, hop.CondOp, hop.WhileOp, hop.ScanOp, hop.MapOp)
+
+def _owned_entries(op: Operation) -> tuple[RegionEntry, ...]:
+    """The region entries of a HOP whose regions are its own (a call's are its callee's)."""
+    interface = hop_interface(op)
+    return () if interface is None or not op.regions else interface.entries(op)
 
 
 def make_captures_explicit(module: ModuleOp) -> None:
@@ -43,7 +53,7 @@ def _hops_with_changes(module: ModuleOp, changing_subgraphs: set[Operation]) -> 
         if _changed_values(op, changing_subgraphs):
             parent = op.parent_op()
             while parent is not None and parent not in found:
-                if isinstance(parent, _CAPTURING_HOPS):
+                if _owned_entries(parent):
                     found[parent] = None
                 parent = parent.parent_op()
     return sorted(found, key=_depth)
@@ -69,10 +79,10 @@ def _inside(value: SSAValue, region_op: Operation) -> bool:
 def _operand_of(argument: BlockArgument) -> SSAValue | None:
     """The operand a HOP region's block argument stands for."""
     owner = argument.block.parent_op()
-    if not isinstance(owner, _CAPTURING_HOPS):
+    entry = next((e for e in _owned_entries(owner) if e.region is argument.block.parent), None)
+    if entry is None or argument.index >= len(entry.operands):
         return None
-    offset = 1 if isinstance(owner, hop.CondOp) else 0
-    return owner.operands[offset + argument.index]
+    return owner.operands[entry.operands[argument.index]]
 
 
 _Views = list[tuple[Operation, int]]
@@ -100,26 +110,36 @@ def _source(value: SSAValue, region_op: Operation) -> tuple[SSAValue | None, _Vi
     if isinstance(value, BlockArgument):
         inside = owner.parent_op() is not region_op and _inside(value, region_op)
         return (_operand_of(value) if inside else None), []
-    if isinstance(owner, _CAPTURING_HOPS):
+    if _owned_entries(owner):
         return _yielded_source(owner, value.index)
     return None, []
 
 
 def _yielded_source(hop_op: Operation, index: int) -> tuple[SSAValue | None, _Views]:
     """What every body of ``hop_op`` yields as result ``index``: an earlier result, an
-    operand or outer value, and the views of it (for a body run once; else none)."""
-    regions = [hop_op.body_region] if isinstance(hop_op, hop.WhileOp) else list(hop_op.regions)
+    operand or outer value, and the views of it (for a body run once; else none).
+
+    A region that carries its yields to a next run gives result ``index`` of a
+    block argument only when that is argument ``index`` (so the result is the
+    same operand however often the loop runs), and never the same result as an
+    earlier yield (two carried values that are equal after one run need not be
+    before it).
+    """
+    entries = [e for e in _owned_entries(hop_op) if index in e.results]
+    if not entries or any(index in e.stacked for e in entries):
+        return None, []  # a stacked result is a new tensor
+    regions = [e.region for e in entries]
+    loops = any(e.carried for e in entries)
     yields = [list(region.block.last_op.operands) for region in regions]
     earlier = [next((j for j in range(index) if y[j] is y[index]), None) for y in yields]
-    if earlier[0] is not None and all(j == earlier[0] for j in earlier) \
-            and not isinstance(hop_op, hop.WhileOp):
+    if earlier[0] is not None and all(j == earlier[0] for j in earlier) and not loops:
         return hop_op.results[earlier[0]], []
     found: list[tuple[SSAValue, _Views]] = []
     for region in regions:
         value, views = region.block.last_op.operands[index], []
         while _inside(value, hop_op):
             if isinstance(value, BlockArgument) and value.block.parent_op() is hop_op:
-                if isinstance(hop_op, hop.WhileOp) and value.index != index:
+                if loops and value.index != index:
                     return None, []
                 value = _operand_of(value)
                 break
@@ -129,7 +149,7 @@ def _yielded_source(hop_op: Operation, index: int) -> tuple[SSAValue | None, _Vi
                 return None, []
             views = more + views
         found.append((value, views))
-    if len(found) == 1 and isinstance(hop_op, (hop.WrapOp, hop.CheckpointOp)):
+    if len(found) == 1 and entries[0].runs is RunCount.ONCE:
         return found[0]
     if all(v is found[0][0] and not views for v, views in found):
         return found[0][0], []
@@ -166,7 +186,7 @@ def _changed_outer_bases(region_op: Operation, changing_subgraphs: set[Operation
 
 def _route_through_operands(region_op: Operation, bases: list[SSAValue]) -> None:
     """Adds ``bases`` as operands; captured values of their storages become views of them."""
-    append_to_last_operand_group(region_op, bases)
+    append_invariant_operands(region_op, bases)
     captured = [v for v in _captured_values(region_op) if _base(v, region_op) in bases]
     for region in region_op.regions:
         block = region.block

@@ -1,0 +1,316 @@
+"""``HopRegionInterface``: what a pass asks a HOP about its regions, answered by the op.
+
+Model: MLIR's ``RegionBranchOpInterface`` (which operands enter which region,
+which yields leave as results) in the Python form of xDSL's
+``CallableOpInterface``: a trait class whose classmethods take the op. Each
+region op of ``hopc.dialects.hop`` attaches its own subclass in ``traits``, and
+``hop.invoke_subgraph`` answers for the body of the subgraph it calls; passes
+ask ``hop_interface(op)`` instead of testing the op's kind.
+
+The facts, per region (``RegionEntry``):
+
+- which operands feed its block arguments on entry: a contiguous run of
+  operand positions, block argument ``i`` getting operand ``operands[i]`` (a
+  cond's predicate comes first and feeds none); some of them as one slice
+  along dim 0 (``sliced``: a scan's or a map's ``xs``);
+- how often it runs per run of the op (``RunCount``);
+- which yields become results: yield ``i`` becomes result ``i`` for each ``i``
+  in ``results``, stacked over the runs along a new dim 0 for ``i`` in
+  ``stacked``; the first ``carried`` yields are also the first block arguments
+  of the next run (a loop's carried values).
+
+Per op: which operands are loop-invariant (``invariant_operands``: they reach
+every region unchanged on every run, as the last block arguments; values that
+a pass makes new operands, such as lifted symbols, are appended to them) and
+which operands a body may change in place before functionalization
+(``mutable_operands``, PyTorch's ``supports_input_mutation``).
+
+Note [isolated regions]
+~~~~~~~~~~~~~~~~~~~~~~~
+Every HOP region takes every SSA value it reads as an operand, at every level
+and after every pass, as PyTorch's HOP subgraphs do: no op inside a region of
+a HOP uses a value defined outside that region (``!hop.symint`` and
+``!hop.symbool`` values included). Shape symbols are names in types, not SSA
+values: a region may mention an outer symbol by name until ``lift-symbols``
+binds it (Note [where a symbol is bound] in ``lift_symbols_analysis``). The
+frontend produces isolated regions (PyTorch lifts a subgraph's free values
+into operands), so the verifier holds every level to the rule; a
+hand-written module that captures is rejected with the captured value and
+the HOP named. Passes keep it: ``cse`` does not merge an op with one outside
+the HOP region that holds it, and canonicalization inlines a region only
+into the block that fed its arguments.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Set
+from dataclasses import dataclass
+from enum import Enum
+
+from xdsl.dialects.builtin import DenseArrayBase, i32
+from xdsl.ir import BlockArgument, Operation, Region, SSAValue
+from xdsl.traits import (
+    EffectInstance,
+    MemoryEffect,
+    OpTrait,
+    RecursiveMemoryEffect,
+    get_effects,
+)
+
+from hopc.dialects.hop_common import describe
+
+
+class RunCount(Enum):
+    """How many times a region runs per run of its op."""
+
+    AT_MOST_ONCE = "at most once"  # a cond branch
+    ONCE = "once"  # a wrap, checkpoint or subgraph body
+    AT_LEAST_ONCE = "at least once"  # a while's cond region: once more than the body
+    ANY = "any number of times"  # a loop body: while, scan, map (zero steps included)
+
+    @property
+    def may_repeat(self) -> bool:
+        return self in (RunCount.AT_LEAST_ONCE, RunCount.ANY)
+
+    @property
+    def may_skip(self) -> bool:
+        return self in (RunCount.AT_MOST_ONCE, RunCount.ANY)
+
+
+@dataclass(frozen=True)
+class RegionEntry:
+    """How one region of a HOP is entered and left (see the module docstring).
+
+    Invariants: ``sliced`` lies within ``operands``; ``stacked`` lies within
+    ``results``; ``carried <= len(results)``.
+    """
+
+    region: Region
+    operands: range
+    """Operand positions feeding block arguments 0, 1, ... in order, on entry."""
+    runs: RunCount
+    results: range = range(0)
+    """Yield positions that become the op's result at the same position."""
+    sliced: range = range(0)
+    """Operand positions whose block argument is one slice along dim 0."""
+    stacked: range = range(0)
+    """Yield positions stacked over the runs along a new dim 0 into their result."""
+    carried: int = 0
+    """The first ``carried`` yields are the first block arguments of the next run."""
+
+    def argument_of(self, operand: int) -> BlockArgument:
+        """The block argument that operand position ``operand`` feeds."""
+        return self.region.block.args[self.operands.index(operand)]
+
+
+class HopRegionInterface(OpTrait, abc.ABC):
+    """The region facts of a HOP (module docstring)."""
+
+    @classmethod
+    @abc.abstractmethod
+    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
+        """One entry per region the op runs, in region order."""
+
+    @classmethod
+    @abc.abstractmethod
+    def invariant_operands(cls, op: Operation) -> range:
+        """Operand positions that reach every region unchanged on every run, as the last
+        block arguments of each; where new operands go (``append_invariant_operands``)."""
+
+    @classmethod
+    def mutable_operands(cls, op: Operation) -> range:
+        """Operand positions whose block arguments a body may change in place (before
+        functionalize makes the change a result; Note [mutation through HOP regions])."""
+        return range(0)
+
+
+def first_capture(op: Operation) -> tuple[Operation, SSAValue] | None:
+    """The first op in a region of ``op`` (at any depth) that reads a value defined outside
+    that region, and the value; None when ``op``'s regions are isolated."""
+    for region in op.regions:
+        for inner in region.walk():
+            for operand in inner.operands:
+                block = operand.block if isinstance(operand, BlockArgument) \
+                    else operand.owner.parent_block()
+                if block is None or not region.is_ancestor(block):
+                    return inner, operand
+    return None
+
+
+def capture_message(op: Operation, value: SSAValue) -> str:
+    """The diagnostic for reading ``value`` in a region of the HOP ``op``."""
+    return (f"uses {describe(value)} of type {value.type}, defined outside the region of "
+            f"'{op.name}' that holds it; pass it to '{op.name}' as an operand "
+            "(Note [isolated regions])")
+
+
+def hop_interface(op: Operation) -> type[HopRegionInterface] | None:
+    """The op's ``HopRegionInterface`` implementation, or None for an op that is no HOP."""
+    trait = op.get_trait(HopRegionInterface)
+    return None if trait is None else type(trait)
+
+
+def append_invariant_operands(op: Operation, values: list[SSAValue]) -> None:
+    """Appends ``values`` to the op's loop-invariant operands (its last operand group),
+    keeping ``operandSegmentSizes`` right; the caller adds the block arguments."""
+    interface = hop_interface(op)
+    assert interface is not None and interface.invariant_operands(op).stop == len(op.operands), \
+        "loop-invariant operands come last"
+    op.operands = [*op.operands, *values]
+    sizes = op.properties.get("operandSegmentSizes")
+    if isinstance(sizes, DenseArrayBase):
+        counts = list(sizes.get_values())
+        counts[-1] += len(values)
+        op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, counts)
+
+
+class CalleeMemoryEffect(MemoryEffect):
+    """A call has the memory effects of its callee's body (``RecursiveMemoryEffect`` through
+    the symbol): a call of a subgraph that only reads only reads. Unknown (None) where the
+    callee is unknown, an op of the body has unknown effects, or subgraphs call in a cycle."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> Set[EffectInstance] | None:
+        return _call_effects(op, frozenset())
+
+
+def _call_effects(call: Operation, calling: frozenset[Region]) -> Set[EffectInstance] | None:
+    entries = InvokeSubgraphInterface.entries(call)
+    if not entries or entries[0].region in calling:
+        return None
+    body = entries[0].region
+    effects: set[EffectInstance] = set()
+    for inner in body.walk():
+        if inner.has_trait(RecursiveMemoryEffect):
+            continue  # its nested ops are walked
+        found = (_call_effects(inner, calling | {body}) if inner.has_trait(CalleeMemoryEffect)
+                 else get_effects(inner))
+        if found is None:
+            return None
+        effects |= found
+    return effects
+
+
+# --------------------------------------------------------------------------- per kind
+
+
+class SingleBodyInterface(HopRegionInterface):
+    """``hop.wrap``, ``hop.checkpoint``: the body runs once on ``inputs``."""
+
+    @classmethod
+    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
+        return (RegionEntry(op.regions[0], range(len(op.operands)), RunCount.ONCE,
+                            results=range(len(op.results))),)
+
+    @classmethod
+    def invariant_operands(cls, op: Operation) -> range:
+        return range(len(op.operands))
+
+    @classmethod
+    def mutable_operands(cls, op: Operation) -> range:
+        return range(len(op.operands))
+
+
+class CondInterface(HopRegionInterface):
+    """``hop.cond``: one branch runs on ``inputs`` (operands 1, ...)."""
+
+    @classmethod
+    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
+        return tuple(RegionEntry(region, cls.invariant_operands(op), RunCount.AT_MOST_ONCE,
+                                 results=range(len(op.results))) for region in op.regions)
+
+    @classmethod
+    def invariant_operands(cls, op: Operation) -> range:
+        return range(1, len(op.operands))
+
+    @classmethod
+    def mutable_operands(cls, op: Operation) -> range:
+        return cls.invariant_operands(op)
+
+
+class WhileInterface(HopRegionInterface):
+    """``hop.while``: both regions take ``carried`` then ``additional``; the body's yields
+    are the next carried values and, after the last iteration, the results."""
+
+    @classmethod
+    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
+        everything = range(len(op.operands))
+        carried = len(op.results)
+        return (RegionEntry(op.regions[0], everything, RunCount.AT_LEAST_ONCE),
+                RegionEntry(op.regions[1], everything, RunCount.ANY,
+                            results=range(carried), carried=carried))
+
+    @classmethod
+    def invariant_operands(cls, op: Operation) -> range:
+        return range(len(op.results), len(op.operands))
+
+    @classmethod
+    def mutable_operands(cls, op: Operation) -> range:
+        return range(len(op.operands))
+
+
+class ScanInterface(HopRegionInterface):
+    """``hop.scan``: the body takes ``init`` (then the carry), a slice of each ``xs``, then
+    ``additional``; it yields the carry then per-step outputs, stacked into the results."""
+
+    @classmethod
+    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
+        init, xs = len(op.init), len(op.xs)
+        return (RegionEntry(op.regions[0], range(len(op.operands)), RunCount.ANY,
+                            results=range(len(op.results)), sliced=range(init, init + xs),
+                            stacked=range(init, len(op.results)), carried=init),)
+
+    @classmethod
+    def invariant_operands(cls, op: Operation) -> range:
+        return range(len(op.init) + len(op.xs), len(op.operands))
+
+
+class MapInterface(HopRegionInterface):
+    """``hop.map``: the body takes a slice of each ``xs`` then ``additional``; each yield is
+    stacked into its result."""
+
+    @classmethod
+    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
+        xs, results = len(op.xs), range(len(op.results))
+        return (RegionEntry(op.regions[0], range(len(op.operands)), RunCount.ANY,
+                            results=results, sliced=range(xs), stacked=results),)
+
+    @classmethod
+    def invariant_operands(cls, op: Operation) -> range:
+        return range(len(op.xs), len(op.operands))
+
+
+class SubgraphInterface(HopRegionInterface):
+    """``hop.subgraph``: its body runs once per call, on the call's operands; it has
+    none of its own (its calls answer for them: ``InvokeSubgraphInterface``)."""
+
+    @classmethod
+    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
+        return (RegionEntry(op.regions[0], range(0), RunCount.ONCE),)
+
+    @classmethod
+    def invariant_operands(cls, op: Operation) -> range:
+        return range(0)
+
+
+class InvokeSubgraphInterface(HopRegionInterface):
+    """``hop.invoke_subgraph``: the callee's body runs once on ``inputs`` (no entry when the
+    callee is unknown). The region is the callee's, shared by all its calls, and not among
+    the op's own ``regions``: a pass that rewrites regions leaves it to the subgraph."""
+
+    @classmethod
+    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
+        callee = op.subgraph()
+        if callee is None:
+            return ()
+        return (RegionEntry(callee.body, range(len(op.operands)), RunCount.ONCE,
+                            results=range(len(op.results))),)
+
+    @classmethod
+    def invariant_operands(cls, op: Operation) -> range:
+        return range(len(op.operands))
+
+    @classmethod
+    def mutable_operands(cls, op: Operation) -> range:
+        return range(len(op.operands))
