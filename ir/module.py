@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
+from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp, SymbolOp
 from hopc.dialects.hop_module import (
@@ -47,10 +48,13 @@ def entry_functions(module: ModuleOp) -> dict[str, FuncOp]:
         return {"forward": _single_public_function(module)}
     functions: dict[str, FuncOp] = {}
     for entry in entries:
+        try:
+            entry.verify_()  # the kind is known, the function a func.func: also for unverified modules
+        except VerifyException as error:
+            raise op_error(entry, str(error).removeprefix("'hop.entry' ")) from None
         function = SymbolTable.lookup_symbol(entry, entry.function)
-        if not isinstance(function, FuncOp):
-            raise op_error(entry, f"names {entry.function}, which is not a func.func of the module")
-        functions.setdefault(entry.kind.data, function)
+        assert isinstance(function, FuncOp)
+        functions[entry.kind.data] = function
     return functions
 
 
@@ -126,7 +130,7 @@ def verify_structure(module: ModuleOp) -> None:
         _check_saved_numbering(signature)
     for kind, signature in signatures.items():
         differentiated = ENTRY_KIND_BY_NAME[kind].differentiates
-        if differentiated is not None:
+        if differentiated in signatures:  # a missing one is the hop.entry op's error
             _check_differentiation(signature, signatures[differentiated])
     declared = declared_symbols(module)
     for op in module.walk():

@@ -133,3 +133,14 @@ def test_entries_run_by_kind_or_by_symbol_name():
 def test_running_an_unknown_function_is_an_error():
     with pytest.raises(HopcError, match="has no entry kind or func.func named 'sideways'"):
         run_module(parsed(SQUARE), [], function="sideways")
+
+
+def test_an_entry_naming_no_function_is_located_without_verification():
+    module = parse_module("""
+    func.func @forward() {
+      func.return
+    }
+    hop.entry forward @nowhere""")
+    with pytest.raises(HopcError, match="'hop.entry' op forward names @nowhere, which is not a func.func") as caught:
+        run_module(module, [])
+    assert caught.value.location.line == 5
