@@ -33,6 +33,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 
 from hopc.frontend.constant_hoisting import hoist_constants
 from hopc.frontend.errors import first_paragraph
+from hopc.frontend.functorch_grad import retarget_functorch_grad
 from hopc.frontend.kept_regions import keep_regions
 from hopc.frontend.locations import node_location
 from hopc.ir.diagnostics import HopcError
@@ -66,9 +67,11 @@ def lower_to_aten(graph_module: torch.fx.GraphModule, fake_inputs: Sequence[obje
     The result has one placeholder per fake input, in order, and tensor
     attributes only at its top level (Note [hoisted constants]).
     ``graph_module``'s wrap and checkpoint calls are retargeted in place
-    (Note [kept regions]).
+    (Note [kept regions]), and ``torch.func.grad`` regions are cut out
+    (Note [functorch grad regions]).
     """
     keep_regions(graph_module)
+    retarget_functorch_grad(graph_module)
 
     def run(*inputs: object) -> object:
         with torch.fx.traceback.preserve_node_meta():

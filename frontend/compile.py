@@ -15,7 +15,10 @@ visible to the caller. Graph breaks are allowed unless ``fullgraph=True``:
 the Python between graphs runs eagerly, as in ``torch.compile``. What hopc
 cannot compile raises hopc's own located ``HopcError``, not Dynamo's
 ``BackendCompilerFailed`` around it, and so does what Dynamo cannot trace (with
-``fullgraph=True``) or finds wrong in the program.
+``fullgraph=True``) or finds wrong in the program, and any other failure of
+hopc's own code, compiling or running (an "internal error", a bug in hopc):
+no Dynamo or Python exception of hopc's escapes. An exception the program
+raises itself, in the Python between graphs, reaches the caller as in eager.
 
 A hop-level module (``xdsl`` ``ModuleOp``) is accepted too: it goes through
 the same pass pipeline (on a copy), and the result takes the entry function's
@@ -36,7 +39,7 @@ from xdsl.dialects.builtin import ModuleOp
 from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.frontend.dynamo_backend import hopc_backend
-from hopc.frontend.errors import dynamo_error
+from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.verify import verify_module
 from hopc.passes.pipeline import run_pipeline
@@ -112,12 +115,19 @@ class CompiledProgram:
     def __call__(self, *args: object, **kwargs: object) -> object:
         try:
             return self._compiled(*args, **kwargs)
-        except torch._dynamo.exc.BackendCompilerFailed as failure:
-            if isinstance(failure.inner_exception, HopcError):
-                raise failure.inner_exception from None
+        except HopcError:
             raise
+        except torch._dynamo.exc.BackendCompilerFailed as failure:
+            inner = failure.inner_exception
+            if isinstance(inner, HopcError):
+                raise inner from None
+            raise internal_error(inner, self.program) from inner
         except torch._dynamo.exc.TorchDynamoException as failure:
             raise dynamo_error(failure, self.program, "compile") from None
+        except Exception as failure:
+            if raised_in_hopc(failure):
+                raise internal_error(failure, self.program) from failure
+            raise
 
 
 def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None,

@@ -17,7 +17,9 @@ Dynamo, in three cases:
 - the program enters a HOP. A HOP must stay a region, and outside Dynamo
   ``wrap``, ``checkpoint`` and ``nested_compile_region`` run their bodies
   inline, so every HOP entry point is replaced, for the duration of the
-  trace, by one that raises ``NeedsDynamo`` (``_hop_entry_points``);
+  trace, by one that raises ``NeedsDynamo`` (``_hop_entry_points``); so is
+  the entry to a ``torch.func.grad`` or ``jvp`` level, whose functorch
+  wrappers the direct trace cannot see (Note [functorch grad regions]);
 - the trace fails (data-dependent control flow, a float ``.item()``, a bug in
   the program): Dynamo reports the construct at the user's line;
 - the trace made a shape symbol (an unbacked size from ``.item()`` or
@@ -61,6 +63,7 @@ from hopc.frontend.module_import import EntryArgument
 
 _HOP_UTILITIES = importlib.import_module("torch._higher_order_ops.utils")
 _INVOKE_SUBGRAPH = importlib.import_module("torch._higher_order_ops.invoke_subgraph")
+_FUNCTORCH_TRANSFORMS = importlib.import_module("torch._functorch.eager_transforms")
 """The modules themselves (``torch._higher_order_ops`` exports HOPs of the same names)."""
 
 
@@ -129,13 +132,17 @@ def _hop_entry_points() -> Iterator[None]:
     ``_hop_compile_and_call``; a ``nested_compile_region`` otherwise calls
     ``invoke_subgraph_placeholder``; ``wrap`` (whatever name the program
     imported it by) runs ``Wrap.__call__``; ``checkpoint`` runs
-    ``CheckpointFunction`` or ``_checkpoint_without_reentrant_generator``.
+    ``CheckpointFunction`` or ``_checkpoint_without_reentrant_generator``;
+    ``torch.func.grad`` and ``jvp`` enter their level by
+    ``_grad_increment_nesting`` and ``_jvp_increment_nesting``.
     """
     entry_points = [(_HOP_UTILITIES, "_hop_compile_and_call"),
                     (_INVOKE_SUBGRAPH, "invoke_subgraph_placeholder"),
                     (Wrap, "__call__"),
                     (torch.utils.checkpoint, "CheckpointFunction"),
-                    (torch.utils.checkpoint, "_checkpoint_without_reentrant_generator")]
+                    (torch.utils.checkpoint, "_checkpoint_without_reentrant_generator"),
+                    (_FUNCTORCH_TRANSFORMS, "_grad_increment_nesting"),
+                    (_FUNCTORCH_TRANSFORMS, "_jvp_increment_nesting")]
     with contextlib.ExitStack() as patches:
         for owner, name in entry_points:
             patches.enter_context(mock.patch.object(owner, name, _GIVE_UP))

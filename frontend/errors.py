@@ -80,6 +80,35 @@ def definition_location(program: object) -> Location | None:
     return Location(code.co_filename, code.co_firstlineno, 1)
 
 
+def internal_error(error: BaseException, program: object) -> HopcError:
+    """A failure inside hopc's own code (a bug), as a located error naming the exception.
+
+    Located like ``dynamo_error``: the innermost user frame of the failure,
+    else the definition of ``program``.
+    """
+    stack = getattr(error, "real_stack", None) or traceback.extract_tb(error.__traceback__)
+    location = user_location(stack) or definition_location(program)
+    return HopcError(f"internal error: hopc failed on the program: {type(error).__name__}: "
+                     f"{first_paragraph(error)}", location)
+
+
+def raised_in_hopc(error: BaseException) -> bool:
+    """Whether ``error`` was raised by hopc's code (any ``hopc.*`` module) rather than the user's.
+
+    The innermost frame that is not PyTorch's decides: a PyTorch op failing
+    on the user's own eager code between graphs is the user's.
+    """
+    frames = []
+    trace = error.__traceback__
+    while trace is not None:
+        frames.append(trace.tb_frame)
+        trace = trace.tb_next
+    for frame in reversed(frames):
+        if not is_torch_source(frame.f_code.co_filename):
+            return str(frame.f_globals.get("__name__", "")).startswith("hopc.")
+    return False
+
+
 def dynamo_error(error: Exception, program: object, action: str = "capture") -> HopcError:
     """A Dynamo failure (graph break, unsupported HOP use, bad constraint) as a located error.
 
