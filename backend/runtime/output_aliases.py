@@ -18,6 +18,18 @@ Not restored (the output stays a correct copy): a view whose dtype differs
 from its input's (``x.view(torch.int32)``), one whose layout depends on a
 symbol no input binds (an unbacked size), and outputs that alias each other
 but no input (two views of one intermediate).
+
+Note [output strides]
+~~~~~~~~~~~~~~~~~~~~~
+The contract: every other tensor output has the strides eager gives it (as
+``torch.compile`` promises), so a user's later ``.view(...)`` works where
+eager's does. Functionalize makes views copies, so ``x.t() * 2`` would come
+back row-major where eager, following its operand's layout, returns it
+column-major. The strides Dynamo's graph records for each output are eager's;
+an output whose recorded strides are not row-major is checked at each call
+and, when the run produced other strides, copied into a tensor with eager's
+(``torch.empty_strided``). Outputs eager returns row-major cost nothing.
+Strides that depend on a symbol no input binds are left as they come.
 """
 
 from __future__ import annotations
@@ -65,9 +77,12 @@ class OutputAliases:
                   for node in output_node.args[0]]
         self._aliases = [alias for index, value in enumerate(values)
                          if (alias := _input_alias(index, value, inputs, bound)) is not None]
+        aliased = {alias.output for alias in self._aliases}
+        self._strided = [(index, stride) for index, value in enumerate(values)
+                         if index not in aliased and (stride := _eager_strides(value, bound)) is not None]
 
     def __bool__(self) -> bool:
-        return bool(self._aliases)
+        return bool(self._aliases or self._strided)
 
     def restore(self, inputs: Sequence[object], outputs: list[object]) -> list[object]:
         """``outputs`` with each aliasing output replaced by the input or view eager returns."""
@@ -81,7 +96,30 @@ class OutputAliases:
             stride = [_evaluate(s, symbols) for s in alias.stride]
             outputs[alias.output] = base.as_strided(result.shape, stride,
                                                     _evaluate(alias.offset, symbols))
+        for index, layout in self._strided:
+            result = outputs[index]
+            stride = tuple(_evaluate(s, symbols) for s in layout)
+            if result.stride() != stride:
+                outputs[index] = torch.empty_strided(result.shape, stride, dtype=result.dtype,
+                                                     device=result.device).copy_(result)
         return outputs
+
+
+def _eager_strides(value: object, bound: set[sympy.Symbol]) -> tuple[Layout, ...] | None:
+    """The strides eager gives the output ``value``, where they are not row-major (Note [output strides])."""
+    if not isinstance(value, torch.Tensor) or value.layout != torch.strided:
+        return None
+    sizes = [_layout(s) for s in value.shape]
+    strides = tuple(_layout(s) for s in value.stride())
+    free = set().union(*(s.free_symbols for s in strides if isinstance(s, sympy.Expr)))
+    if not free <= bound:
+        return None
+    row_major: Layout = 1
+    for size, stride in zip(reversed(sizes), reversed(strides)):
+        if size != 1 and sympy.expand(stride - row_major) != 0:
+            return strides
+        row_major = row_major * size
+    return None
 
 
 def _input_alias(index: int, value: object, inputs: list[object],
