@@ -45,11 +45,15 @@ from hopc.ir.types import (
 
 @irdl_op_definition
 class SymbolOp(IRDLOperation):
-    """Declares a shape symbol: ``hop.symbol @s0 backed [2, oo]``.
+    """Declares a shape symbol: ``hop.symbol @s0 backed [2, oo] hint 8``.
 
     ``backed`` symbols are sizes of entry inputs; ``unbacked`` ones come from
     data (``hop.item``, data-dependent output sizes). The range is inclusive;
-    ``oo``/``-oo`` mean unbounded.
+    ``oo``/``-oo`` mean unbounded. The optional ``hint`` is the symbol's value
+    in the example the program was captured with (the frontend records it for
+    backed symbols; an unbacked one has none). It means nothing to the
+    program's semantics: tracers use it as the example size (Note [trace
+    hints] in ``hopc.ir.op_tracer``). Invariant: a hint lies in the range.
     """
 
     name = "hop.symbol"
@@ -57,18 +61,21 @@ class SymbolOp(IRDLOperation):
     kind = prop_def(StringAttr)
     lower = opt_prop_def(IntegerAttr)
     upper = opt_prop_def(IntegerAttr)
+    hint = opt_prop_def(IntegerAttr)
     traits = traits_def(SymbolOpInterface(), Pure())
 
     KINDS: ClassVar[tuple[str, ...]] = ("backed", "unbacked")
 
     def __init__(self, symbol: str, kind: str, lower: int | None = None,
-                 upper: int | None = None):
+                 upper: int | None = None, hint: int | None = None):
         properties: dict[str, Attribute] = {"sym_name": StringAttr(symbol),
                                              "kind": StringAttr(kind)}
         if lower is not None:
             properties["lower"] = IntegerAttr(lower, i64)
         if upper is not None:
             properties["upper"] = IntegerAttr(upper, i64)
+        if hint is not None:
+            properties["hint"] = IntegerAttr(hint, i64)
         super().__init__(properties=properties)
 
     @property
@@ -80,12 +87,21 @@ class SymbolOp(IRDLOperation):
         return (None if self.lower is None else self.lower.value.data,
                 None if self.upper is None else self.upper.value.data)
 
+    @property
+    def hint_value(self) -> int | None:
+        """The example value recorded at capture, if any."""
+        return None if self.hint is None else self.hint.value.data
+
     def verify_(self) -> None:
         if self.kind.data not in self.KINDS:
             raise VerifyException(f"'hop.symbol' kind must be backed or unbacked, got '{self.kind.data}'")
         low, high = self.value_range
         if low is not None and high is not None and low > high:
             raise VerifyException(f"'hop.symbol' @{self.symbol} has an empty range [{low}, {high}]")
+        hint = self.hint_value
+        if hint is not None and (low is not None and hint < low or high is not None and hint > high):
+            raise VerifyException(f"'hop.symbol' @{self.symbol} has hint {hint} outside its range "
+                                  f"[{'-oo' if low is None else low}, {'oo' if high is None else high}]")
 
     @classmethod
     def parse(cls, parser: Parser) -> SymbolOp:
@@ -99,7 +115,10 @@ class SymbolOp(IRDLOperation):
         parser.parse_punctuation(",")
         upper = cls._parse_bound(parser, "oo")
         parser.parse_punctuation("]")
-        op = cls(symbol, kind, lower, upper)
+        hint = None
+        if parser.parse_optional_keyword("hint") is not None:
+            hint = parser.parse_integer(allow_boolean=False)
+        op = cls(symbol, kind, lower, upper, hint)
         op.attributes.update(parser.parse_optional_attr_dict())
         return op
 
@@ -119,6 +138,8 @@ class SymbolOp(IRDLOperation):
             f" @{self.symbol} {self.kind.data} "
             f"[{'-oo' if low is None else low}, {'oo' if high is None else high}]"
         )
+        if self.hint is not None:
+            printer.print_string(f" hint {self.hint_value}")
         printer.print_op_attributes(self.attributes)
 
 

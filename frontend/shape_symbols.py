@@ -14,7 +14,10 @@ source is the input's value, ``L['k'].item()``, and Dynamo guards its range),
 but inside the program it is still defined by the read, not by an argument.
 
 Invariant: every symbol in any text this object returns is declared by
-``declarations()``, with the range the ``ShapeEnv`` proved for it.
+``declarations()``, with the range the ``ShapeEnv`` proved for it; a backed
+one also with its hint, its value in the example the program was captured
+with (the ``ShapeEnv``'s ``backed_var_to_val``; Note [trace hints] in
+``hopc.ir.op_tracer``). An unbacked symbol has no hint.
 """
 
 from __future__ import annotations
@@ -123,7 +126,8 @@ class ShapeSymbols:
             lower, upper = _bound(value_range.lower), _bound(value_range.upper)
             if upper is not None and upper >= _UNBOUNDED_SIZE:
                 upper = None
-        return SymbolOp(name, "backed" if backed else "unbacked", lower, upper)
+        hint = int(env.backed_var_to_val[torch_symbol]) if backed else None
+        return SymbolOp(name, "backed" if backed else "unbacked", lower, upper, hint)
 
 
 def _bound(value: sympy.Basic) -> int | None:
