@@ -20,7 +20,7 @@ from hopc.backend.interpreter_ops import bind_parameters
 from hopc.backend.interpreter_registry import impl, register_impls
 from hopc.dialects import hop
 from hopc.ir.torch_values import dtype_of, evaluate_dim
-from hopc.ir.types import SymBoolType, SymFloatType, TensorType
+from hopc.ir.types import SymFloatType, TensorType
 
 SYM_BINARY_FUNCTIONS: dict[type[Operation], Callable[[int, int], int | bool]] = {
     hop.SymAddOp: operator.add, hop.SymSubOp: operator.sub, hop.SymMulOp: operator.mul,
@@ -128,17 +128,17 @@ class HopImpls:
     def run_sym_unary(self, op: Operation, frame: Frame) -> list[object]:
         return [_SYM_UNARY_FUNCTIONS[type(op)](frame.values[op.operand])]
 
+    @impl(hop.SymIteOp)
+    def run_sym_ite(self, op: hop.SymIteOp, frame: Frame) -> list[object]:
+        chosen = op.then_value if frame.values[op.condition] else op.else_value
+        return [frame.values[chosen]]
+
     @impl(hop.ItemOp)
     def run_item(self, op: hop.ItemOp, frame: Frame) -> list[object]:
-        """Binds the read's symbol; a boolean binds its integer symbol to 0 or 1 (``hop.item``)."""
+        """Binds the read's symbol: a float, or an int (a boolean reads as 0 or 1)."""
         read = frame.values[op.input].item()
-        if isinstance(op.result.type, SymFloatType):
-            value = float(read)
-        elif isinstance(op.result.type, SymBoolType):
-            value = bool(read)
-        else:
-            value = int(read)
-        frame.symbols[op.symbol] = int(value) if isinstance(value, bool) else value
+        value = float(read) if isinstance(op.result.type, SymFloatType) else int(read)
+        frame.symbols[op.result.type.value] = value
         return [value]
 
     @impl(hop.AssertOp)

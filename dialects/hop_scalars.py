@@ -1,13 +1,15 @@
-"""The float-making scalar ops of the ``hop`` dialect: ``sym_float``, ``sym_truediv``, ``sym_sqrt``, ``sym_pow``.
+"""Scalar ops of the ``hop`` dialect beyond integer arithmetic: floats and ``sym_ite``.
 
-Each takes symbolic numbers (``!hop.symint`` or ``!hop.symfloat``) and gives a
+``hop.sym_float``, ``hop.sym_truediv``, ``hop.sym_sqrt`` and ``hop.sym_pow``
+take symbolic numbers (``!hop.symint`` or ``!hop.symfloat``) and give a
 ``!hop.symfloat`` whose expression is the operation on the operands'
 expressions (Note [float expressions] in ``hopc.ir.symbolic_float``), as
 PyTorch's ``sym_float``, ``/``, ``math.sqrt`` and ``**`` with a float exponent
-compute on ``SymInt``/``SymFloat``. Arithmetic and comparisons that floats
-share with integers are the ``hop.sym_*`` ops of ``hop_symbols``, which take
-floats as well. The ``Hop`` dialect (``hopc.dialects.hop``) registers these
-ops and re-exports them.
+compute on ``SymInt``/``SymFloat``. ``hop.sym_ite`` is ``torch.sym_ite``, a
+choice by a ``!hop.symbool``. Arithmetic and comparisons that floats share
+with integers are the ``hop.sym_*`` ops of ``hop_symbols``, which take floats
+as well. The ``Hop`` dialect (``hopc.dialects.hop``) registers these ops and
+re-exports them.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import HopCanonicalizationPatterns, describe
 from hopc.dialects.hop_symbols import sym_binary
-from hopc.ir.types import SymFloatType, SymIntType
+from hopc.ir.types import SymBoolType, SymFloatType, SymIntType
 
 
 def _true_divide(a, b):
@@ -37,13 +39,15 @@ def _float_power(a, b):
 
 
 SymTrueDivOp = sym_binary("hop.sym_truediv", _true_divide, SymFloatType, module=__name__, doc="""
-    ``a / b``, Python's true division: a float.
+    ``a / b``, Python's true division: a float. Example::
 
+        hop.symbol @s0 backed [2, oo]
         %r = hop.sym_truediv %a, %b : !hop.symint<s0>, !hop.symint<2> -> !hop.symfloat<s0 / 2>
     """)
 SymPowOp = sym_binary("hop.sym_pow", _float_power, SymFloatType, module=__name__, doc="""
-    ``float(a) ** float(b)``: ``x.size(0) ** 0.5``.
+    ``float(a) ** float(b)``: ``x.size(0) ** 0.5``. Example::
 
+        hop.symbol @s0 backed [2, oo]
         %r = hop.sym_pow %a, %b : !hop.symint<s0>, !hop.symfloat<0.5> -> !hop.symfloat<pow(s0, 0.5)>
     """)
 
@@ -88,8 +92,9 @@ class _SymUnaryFloatOp(IRDLOperation):
 
 @irdl_op_definition
 class SymFloatOp(_SymUnaryFloatOp):
-    """``float(a)`` (``torch.sym_float``): an integer as a float; a float unchanged.
+    """``float(a)`` (``torch.sym_float``): an integer as a float; a float unchanged. Example::
 
+        hop.symbol @s0 backed [2, oo]
         %f = hop.sym_float %n : !hop.symint<s0> -> !hop.symfloat<float(s0)>
     """
 
@@ -99,8 +104,9 @@ class SymFloatOp(_SymUnaryFloatOp):
 
 @irdl_op_definition
 class SymSqrtOp(_SymUnaryFloatOp):
-    """``math.sqrt(a)``: a float.
+    """``math.sqrt(a)``: a float. Example::
 
+        hop.symbol @s0 backed [2, oo]
         %r = hop.sym_sqrt %n : !hop.symint<s0> -> !hop.symfloat<sqrt(s0)>
 
     Restriction: undefined (a verifier error) on a negative constant.
@@ -110,4 +116,51 @@ class SymSqrtOp(_SymUnaryFloatOp):
     FUNCTION: ClassVar[str] = "Sqrt"
 
 
-SYM_FLOAT_OPS = (SymFloatOp, SymTrueDivOp, SymSqrtOp, SymPowOp)
+@irdl_op_definition
+class SymIteOp(IRDLOperation):
+    """``a if c else b`` on symbolic numbers (``torch.sym_ite``). Example::
+
+        hop.symbol @s0 backed [2, oo]
+        %r = hop.sym_ite %c, %a, %b : !hop.symbool<Gt(s0, 4)>, !hop.symint<s0>, !hop.symint<4>
+            -> !hop.symint<ITE(Gt(s0, 4), s0, 4)>
+
+    Invariant: the result type's expression is ``ITE(C, A, B)`` of the
+    operands' expressions, a float if either choice is one.
+    """
+
+    name = "hop.sym_ite"
+    condition = operand_def(SymBoolType)
+    then_value = operand_def(SymIntType | SymFloatType)
+    else_value = operand_def(SymIntType | SymFloatType)
+    result = result_def(SymIntType | SymFloatType)
+    traits = traits_def(Pure(), HopCanonicalizationPatterns())
+    assembly_format = ("$condition `,` $then_value `,` $else_value attr-dict `:` type($condition) "
+                       "`,` type($then_value) `,` type($else_value) `->` type($result)")
+
+    @staticmethod
+    def expected_type(condition: Attribute, then: Attribute, otherwise: Attribute) -> Attribute:
+        from hopc.ir import symbolic
+
+        value = symbolic.if_then_else(*(symbolic.parse_expr(str(t.value))
+                                        for t in (condition, then, otherwise)))
+        if isinstance(then, SymFloatType) or isinstance(otherwise, SymFloatType):
+            from hopc.ir.symbolic_float import ToFloat
+
+            return SymFloatType(symbolic.print_expr(ToFloat(value)))
+        return SymIntType(symbolic.print_expr(value))
+
+    def __init__(self, condition: SSAValue, then: SSAValue, otherwise: SSAValue):
+        super().__init__(operands=[condition, then, otherwise],
+                         result_types=[self.expected_type(condition.type, then.type,
+                                                          otherwise.type)])
+
+    def verify_(self) -> None:
+        operands = (self.condition, self.then_value, self.else_value)
+        expected = self.expected_type(*(o.type for o in operands))
+        if self.result.type != expected:
+            described = ", ".join(f"{describe(o)} : {o.type}" for o in operands)
+            raise VerifyException(f"'hop.sym_ite' result {describe(self.result)} has type "
+                                  f"{self.result.type}, expected {expected} from {described}")
+
+
+SYM_SCALAR_OPS = (SymFloatOp, SymTrueDivOp, SymSqrtOp, SymPowOp, SymIteOp)

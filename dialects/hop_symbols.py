@@ -11,11 +11,10 @@ registers these ops and re-exports them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr, SymbolNameConstraint, i64
+from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr, SymbolNameConstraint, UnitAttr, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -62,6 +61,8 @@ class SymbolOp(IRDLOperation):
     lower = opt_prop_def(IntegerAttr)
     upper = opt_prop_def(IntegerAttr)
     hint = opt_prop_def(IntegerAttr)
+    is_float = opt_prop_def(UnitAttr, prop_name="float")
+    """Set on a float symbol (Note [float symbols]): ``hop.symbol @zuf0 unbacked float``."""
     traits = traits_def(SymbolOpInterface(), Pure())
 
     KINDS: ClassVar[tuple[str, ...]] = ("backed", "unbacked")
@@ -95,6 +96,7 @@ class SymbolOp(IRDLOperation):
     def verify_(self) -> None:
         if self.kind.data not in self.KINDS:
             raise VerifyException(f"'hop.symbol' kind must be backed or unbacked, got '{self.kind.data}'")
+        self.verify_float()
         low, high = self.value_range
         if low is not None and high is not None and low > high:
             raise VerifyException(f"'hop.symbol' @{self.symbol} has an empty range [{low}, {high}]")
@@ -104,12 +106,37 @@ class SymbolOp(IRDLOperation):
                                   f"[{'-oo' if low is None else low}, {'oo' if high is None else high}]")
 
     @classmethod
+    def float_symbol(cls, symbol: str, kind: str) -> SymbolOp:
+        """``hop.symbol @<symbol> <kind> float``: a float symbol, which has no integer range.
+
+        Invariant (checked by ``verify_float``): declared float exactly when the
+        name is a float symbol's (Note [float symbols] in ``hopc.ir.symbolic_float``).
+        """
+        op = cls(symbol, kind)
+        op.properties["float"] = UnitAttr()
+        return op
+
+    def verify_float(self) -> None:
+        from hopc.ir.symbolic_float import is_float_symbol_name
+
+        if (self.is_float is not None) != is_float_symbol_name(self.symbol):
+            declared = "float" if self.is_float is not None else "integer"
+            raise VerifyException(f"'hop.symbol' @{self.symbol} is declared {declared}, but its "
+                                  "name says otherwise (float symbols are named zuf<n> or zf<n>)")
+        if self.is_float is not None and self.value_range != (None, None):
+            raise VerifyException(f"'hop.symbol' @{self.symbol} is a float and has no range")
+
+    @classmethod
     def parse(cls, parser: Parser) -> SymbolOp:
         symbol = parser.parse_symbol_name().data
         kind_position = parser.pos
         kind = parser.parse_identifier()
         if kind not in cls.KINDS:
             parser.raise_error("expected 'backed' or 'unbacked'", kind_position)
+        if parser.parse_optional_keyword("float") is not None:
+            op = cls.float_symbol(symbol, kind)
+            op.attributes.update(parser.parse_optional_attr_dict())
+            return op
         parser.parse_punctuation("[")
         lower = cls._parse_bound(parser, "-oo")
         parser.parse_punctuation(",")
@@ -134,6 +161,10 @@ class SymbolOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         low, high = self.value_range
+        if self.is_float is not None:
+            printer.print_string(f" @{self.symbol} {self.kind.data} float")
+            printer.print_op_attributes(self.attributes)
+            return
         printer.print_string(
             f" @{self.symbol} {self.kind.data} "
             f"[{'-oo' if low is None else low}, {'oo' if high is None else high}]"
@@ -331,40 +362,36 @@ class ItemOp(IRDLOperation):
         hop.symbol @u0 unbacked [-oo, oo]
         %u = hop.item %t : !hop.tensor<[], i64> -> !hop.symint<u0>
 
-    A float tensor gives a float symbol, ``!hop.symfloat<zuf0>`` (declared
-    ``hop.symbol @zuf0 unbacked float``). A boolean tensor gives
-    ``!hop.symbool<Eq(u0, 1)>``: the boolean read as the integer symbol ``u0``
-    (declared ``unbacked [0, 1]``), which is how PyTorch represents it, so that
-    the expressions it builds on the read (``sym_ite``, range asserts) are
-    expressions over ``u0``.
+    A float tensor gives a float symbol::
 
-    Invariant: the result type is a single symbol (``Eq(symbol, 1)`` for a
-    boolean) of the kind the element type says, declared ``unbacked``.
+        hop.symbol @zuf0 unbacked float
+        %f = hop.item %t : !hop.tensor<[], f32> -> !hop.symfloat<zuf0>
+
+    A boolean tensor reads as the
+    integer 0 or 1 (``u0`` declared ``unbacked [0, 1]``), as PyTorch reads it:
+    its ``SymBool`` is ``Eq(u0, 1)``, a ``hop.sym_eq`` of the read and 1.
+
+    Invariant: the result type is a single symbol of the kind the element
+    type says (float or integer), declared ``unbacked``.
     """
 
     name = "hop.item"
     input = operand_def(TensorType)
-    result = result_def(SymIntType | SymFloatType | SymBoolType)
+    result = result_def(SymIntType | SymFloatType)
     traits = traits_def(MemoryReadEffect())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     @property
     def symbol(self) -> str | None:
-        """The symbol the read defines; None if the result type is not of the item form."""
+        """The symbol the read defines; None if the result type is not a single symbol."""
         value = self.result.type.value
-        if isinstance(self.result.type, SymBoolType):
-            match = _BOOLEAN_ITEM.fullmatch(str(value))
-            return match and match[1]
         return value if isinstance(value, str) and value.isidentifier() else None
 
     def verify_(self) -> None:
         value = self.symbol
-        element_type = self.input.type.element_type
-        kind = (SymBoolType if element_type == DTYPES["bool"] else
-                SymFloatType if element_type in _FLOAT_ELEMENT_TYPES else SymIntType)
+        kind = SymFloatType if self.input.type.element_type in _FLOAT_ELEMENT_TYPES else SymIntType
         if value is None or not isinstance(self.result.type, kind):
-            expected = {SymIntType: "!hop.symint<u0>", SymFloatType: "!hop.symfloat<zuf0>",
-                        SymBoolType: "!hop.symbool<Eq(u0, 1)>"}[kind]
+            expected = {SymIntType: "!hop.symint<u0>", SymFloatType: "!hop.symfloat<zuf0>"}[kind]
             raise VerifyException(
                 f"'hop.item' result {describe(self.result)} has type {self.result.type}, "
                 f"expected a single symbol ({expected}) for operand {describe(self.input)} "
@@ -385,7 +412,6 @@ class ItemOp(IRDLOperation):
             )
 
 
-_BOOLEAN_ITEM = re.compile(r"Eq\(([A-Za-z_][A-Za-z0-9_]*), 1\)")
 _FLOAT_ELEMENT_TYPES = frozenset(DTYPES[name] for name in ("float16", "bfloat16", "float32",
                                                             "float64"))
 

@@ -8,7 +8,9 @@ line that produced it:
 - ``torch.ops.aten.*`` calls -> ``aten`` ops (``aten_import``), except the
   symbolic-shape ones: ``sym_size`` -> ``hop.sym_size``, ``item`` ->
   ``hop.item``, ``_assert_scalar`` -> ``hop.assert``;
-- Python arithmetic and comparisons on ``SymInt``s -> ``hop.sym_*``;
+- Python arithmetic and comparisons on ``SymInt``s and ``SymFloat``s ->
+  ``hop.sym_*`` (``/``, ``math.sqrt``, ``float()`` and a float ``**`` make
+  floats: ``hop.sym_truediv``, ``hop.sym_sqrt``, ``hop.sym_float``, ``hop.sym_pow``);
 - each HOP -> its region op, by ``_import_<kind>`` (``_import_cond``,
   ``_import_while``, ...), the way torch-mlir's ``fx_importer`` has one
   ``_import_hop_*`` per HOP.
@@ -40,7 +42,7 @@ from hopc.frontend.hop_regions import RegionImports
 from hopc.frontend.locations import location_attribute
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.substitution import parameters
-from hopc.ir.types import SymIntType
+from hopc.ir.types import SymFloatType, SymIntType
 
 _aten = torch.ops.aten
 
@@ -50,8 +52,10 @@ SYMBOLIC_OPERATIONS: dict[object, type[Operation]] = {
     torch.sym_max: hop.SymMaxOp, torch.sym_min: hop.SymMinOp,
     operator.eq: hop.SymEqOp, operator.ne: hop.SymNeOp, operator.lt: hop.SymLtOp,
     operator.le: hop.SymLeOp, operator.gt: hop.SymGtOp, operator.ge: hop.SymGeOp,
+    operator.truediv: hop.SymTrueDivOp, operator.pow: hop.SymPowOp,
+    torch.sym_float: hop.SymFloatOp, torch._sym_sqrt: hop.SymSqrtOp, torch.sym_ite: hop.SymIteOp,
 }
-"""Python's operators on ``SymInt``s, as the trace records them, and their ops."""
+"""Python's operators on ``SymInt``s and ``SymFloat``s, as the trace records them, and their ops."""
 
 _RANGE_ONLY = frozenset({_aten.sym_constrain_range.default,
                          _aten.sym_constrain_range_for_size.default})
@@ -159,8 +163,9 @@ class GraphImporter(RegionImports):
             if isinstance(value, list):
                 raise unsupported(user, f"using the tuple result of {argument.name} as one value")
             return value
-        if isinstance(argument, int) and not isinstance(argument, bool):
-            return self._add(hop.SymConstantOp(result_types=[SymIntType(argument)]), user).result
+        if isinstance(argument, int | float) and not isinstance(argument, bool):
+            constant_type = self.symbols.type_of(argument)
+            return self._add(hop.SymConstantOp(result_types=[constant_type]), user).result
         raise unsupported(user, f"a {type(argument).__name__} constant where a value is needed")
 
     def values_of(self, arguments: object, user: torch.fx.Node) -> list[SSAValue]:
@@ -259,16 +264,27 @@ class GraphImporter(RegionImports):
             # A read that PyTorch specialized to a constant (Dynamo guards the
             # input's value): the trace used the constant, the read is dead.
             return
-        symbol = self.symbols.fresh_symbol(node.meta["val"])
+        value = node.meta["val"]
+        symbol = self.symbols.fresh_symbol(value)
         if symbol is None:
-            raise unsupported(node, ".item() of a value that is not a fresh symbolic integer "
-                                    "(floating-point and boolean items have no hopc type)")
-        self._define(node, hop.ItemOp(operands=[self.value(node.args[0], node)],
-                                      result_types=[SymIntType(symbol)]))
+            raise unsupported(node, ".item() of a value that is not a fresh symbolic number")
+        result_type = SymFloatType(symbol) if isinstance(value, torch.SymFloat) else SymIntType(symbol)
+        read = hop.ItemOp(operands=[self.value(node.args[0], node)], result_types=[result_type])
+        if not isinstance(value, torch.SymBool):
+            self._define(node, read)
+            return
+        # PyTorch's boolean read is Eq(u0, 1) over the integer it reads (``hop.item``).
+        read.result.name_hint = symbol
+        self._add(read, node)
+        one = self._add(hop.SymConstantOp(result_types=[SymIntType(1)]), node).result
+        self._define(node, hop.SymEqOp(read.result, one))
 
     def _import_symbolic(self, node: torch.fx.Node, op_class: type[Operation]) -> None:
-        lhs, rhs = (self.value(a, node) for a in node.args)
-        for operand in (lhs, rhs):
-            if not isinstance(operand.type, SymIntType):
+        operands = [self.value(a, node) for a in node.args]
+        numbers = operands[1:] if op_class is hop.SymIteOp else operands  # ITE(condition, a, b)
+        for operand in numbers:
+            if not isinstance(operand.type, SymIntType | SymFloatType):
                 raise unsupported(node, f"{node.target.__name__} on {operand.type}")
-        self._define(node, op_class(lhs, rhs))
+        if op_class is hop.SymPowOp and not isinstance(node.meta.get("val"), torch.SymFloat):
+            raise unsupported(node, "** with an integer result on symbolic integers")
+        self._define(node, op_class(*operands))

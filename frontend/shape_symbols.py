@@ -31,9 +31,10 @@ from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity
 
 from hopc.dialects.hop import SymbolOp
 from hopc.ir import symbolic
+from hopc.ir.symbolic_float import ToFloat, is_float_symbol_name, print_float
 from hopc.ir.torch_symbolic import from_torch
 from hopc.ir.torch_values import element_type_of
-from hopc.ir.types import Dim, SymBoolType, SymIntType, TensorType, canonical_dim
+from hopc.ir.types import Dim, SymBoolType, SymFloatType, SymIntType, TensorType, canonical_dim
 
 _UNBOUNDED_SIZE = sys.maxsize - 1
 """PyTorch's upper bound for an unbacked size that nothing else bounds: no bound at all."""
@@ -59,53 +60,69 @@ class ShapeSymbols:
 
     # ----------------------------------------------------------------- expressions
 
-    def text(self, value: int | bool | torch.SymInt | torch.SymBool) -> Dim:
-        """The canonical text (or int) of a size, a symbolic int or a symbolic bool.
+    def text(self, value: int | float | bool | torch.SymInt | torch.SymFloat | torch.SymBool) -> Dim:
+        """The canonical text (or int) of a size, or of a symbolic int, float or bool.
 
-        Raises TypeError for a symbolic float, ValueError for an expression our
-        language cannot write (Note [torch expressions]).
+        A float's text is float-valued (``float(s0)``, not ``s0``: Note [float
+        expressions]). Raises TypeError for other values, ValueError for an
+        expression our language cannot write (Note [torch expressions]).
         """
         if isinstance(value, bool):
             return str(value)
         if isinstance(value, int):
             return value
-        if not isinstance(value, torch.SymInt | torch.SymBool):
+        if isinstance(value, float):
+            return canonical_dim(print_float(value))
+        if not isinstance(value, torch.SymInt | torch.SymFloat | torch.SymBool):
             raise TypeError(f"a {type(value).__name__} has no hopc type")
         expression = value.node.expr
         if self.shape_env is not None:
             expression = self.shape_env.simplify(expression)
         for torch_symbol in expression.free_symbols:
             self._used.setdefault(torch_symbol.name, torch_symbol)
-        return canonical_dim(symbolic.print_expr(from_torch(expression, _OwnNames())))
+        ours = from_torch(expression, _OwnNames())
+        if isinstance(value, torch.SymFloat):
+            ours = ToFloat(ours)
+        return canonical_dim(symbolic.print_expr(ours))
 
     def fresh_symbol(self, value: object) -> str | None:
         """The name of the symbol a data read (``.item()``) defined, or None if it is not one.
 
-        Unlike ``text`` this does not simplify: the read defines this very symbol,
-        even where the ``ShapeEnv`` has since learned it equals something else.
+        An int or float read is its symbol; a boolean read is ``Eq(u0, 1)``
+        over the integer symbol ``u0`` it defines (``hop.item``). Unlike ``text``
+        this does not simplify: the read defines this very symbol, even where
+        the ``ShapeEnv`` has since learned it equals something else.
         """
-        if not isinstance(value, torch.SymInt) or not isinstance(value.node.expr, sympy.Symbol):
+        if not isinstance(value, torch.SymInt | torch.SymFloat | torch.SymBool):
             return None
-        name = value.node.expr.name
-        self._used.setdefault(name, value.node.expr)
+        expression = value.node.expr
+        if isinstance(value, torch.SymBool) and isinstance(expression, sympy.Eq) \
+                and expression.args[1] == 1:
+            expression = expression.args[0]
+        if not isinstance(expression, sympy.Symbol):
+            return None
+        name = expression.name
+        self._used.setdefault(name, expression)
         self._read_from_data.add(name)
         return name
 
-    def text_of_symint(self, value: torch.SymInt) -> str:
+    def text_of_symint(self, value: torch.SymInt | torch.SymFloat) -> str:
         """``text`` as a string, the form ``attribute_of_value`` takes."""
         return str(self.text(value))
 
     def tensor_type(self, tensor: torch.Tensor) -> TensorType:
         return TensorType([self.text(size) for size in tensor.shape], element_type_of(tensor.dtype))
 
-    def type_of(self, value: object) -> TensorType | SymIntType | SymBoolType:
-        """The IR type of a traced value: a fake tensor, a SymInt or int, a SymBool."""
+    def type_of(self, value: object) -> TensorType | SymIntType | SymFloatType | SymBoolType:
+        """The IR type of a traced value: a fake tensor, a SymInt or int, a SymFloat or float, a SymBool."""
         if isinstance(value, torch.Tensor):
             return self.tensor_type(value)
         if isinstance(value, torch.SymBool | bool):
             return SymBoolType(self.text(value))
         if isinstance(value, torch.SymInt | int):
             return SymIntType(self.text(value))
+        if isinstance(value, torch.SymFloat | float):
+            return SymFloatType(self.text(value))
         raise TypeError(f"a value of type {type(value).__name__} has no hopc type")
 
     # ----------------------------------------------------------------- declarations
@@ -120,6 +137,9 @@ class ShapeSymbols:
         env = self.shape_env
         backed = (env is not None and torch_symbol in env.backed_var_to_val
                   and name not in self._read_from_data)
+        kind = "backed" if backed else "unbacked"
+        if is_float_symbol_name(name):
+            return SymbolOp.float_symbol(name, kind)
         value_range = env.var_to_range.get(torch_symbol) if env is not None else None
         lower = upper = None
         if value_range is not None:
@@ -127,7 +147,7 @@ class ShapeSymbols:
             if upper is not None and upper >= _UNBOUNDED_SIZE:
                 upper = None
         hint = int(env.backed_var_to_val[torch_symbol]) if backed else None
-        return SymbolOp(name, "backed" if backed else "unbacked", lower, upper, hint)
+        return SymbolOp(name, kind, lower, upper, hint)
 
 
 def _bound(value: sympy.Basic) -> int | None:

@@ -10,12 +10,14 @@ Shape expressions are written in a small Python-like language:
     atom  := INTEGER | FLOAT | NAME | 'True' | 'False' | '(' expr ')'
            | CALL '(' expr (',' expr)* ')'
     CALL  := 'Max' | 'Min' | 'Eq' | 'Ne' | 'Lt' | 'Le' | 'Gt' | 'Ge'
-           | 'And' | 'Or' | 'Not' | 'float' | 'sqrt' | 'pow'
+           | 'And' | 'Or' | 'Not' | 'float' | 'sqrt' | 'pow' | 'ITE'
 
 Precedence and associativity are Python's, and so are the meanings of `//`
 and `%` (floor division, remainder with the sign of the divisor). A NAME is
 a shape symbol, always `symbol(name)`. `/`, FLOAT, `float`, `sqrt` and
-`pow` make float values (Note [float expressions] in `symbolic_float.py`). Comparisons are calls (`Ge(u0, 2)`),
+`pow` make float values (Note [float expressions] in `symbolic_float.py`).
+`ITE(c, a, b)` is `a if c else b` (`torch.sym_ite`), a sympy `Piecewise`
+of exactly two pieces, the second under `True` (`if_then_else`). Comparisons are calls (`Ge(u0, 2)`),
 never operators, so the text holds no `<` or `>` and can sit inside MLIR
 `<...>` brackets unescaped.
 
@@ -77,6 +79,11 @@ class FloorDiv(sympy.Function):
         if dividend == 0:
             return sympy.S.Zero
         return None
+
+
+def if_then_else(condition: sympy.Basic, then: sympy.Basic, otherwise: sympy.Basic) -> sympy.Basic:
+    """`ITE(condition, then, otherwise)`: `then if condition else otherwise`."""
+    return sympy.Piecewise((then, condition), (otherwise, True))
 
 
 def symbol(name: str) -> sympy.Symbol:
@@ -147,6 +154,7 @@ _CALLS: dict[str, tuple[Callable[..., sympy.Basic], int, int | None]] = {
     "float": (ToFloat, 1, 1),
     "sqrt": (Sqrt, 1, 1),
     "pow": (FloatPow, 2, 2),
+    "ITE": (if_then_else, 3, 3),
 }
 
 _LITERALS = {"True": sympy.true, "False": sympy.false}
@@ -315,7 +323,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
 _PRINTABLE = (sympy.Integer, sympy.Float, sympy.Symbol, sympy.Add, sympy.Mul,
               sympy.Pow, FloorDiv, sympy.Mod, sympy.Max, sympy.Min, Relational,
               sympy.And, sympy.Or, sympy.Not, BooleanAtom, ToFloat, TrueDiv, Sqrt,
-              FloatPow)
+              FloatPow, sympy.Piecewise)
 
 
 def _precedence(expr: sympy.Basic) -> int:
@@ -414,6 +422,13 @@ class _ExprPrinter(StrPrinter):
 
     def _print_FloatPow(self, expr) -> str:
         return self._call("pow", expr.args)
+
+    def _print_Piecewise(self, expr) -> str:
+        if len(expr.args) != 2 or expr.args[1].cond != sympy.true:
+            raise ValueError(f"cannot print {expr} as a shape expression (ITE has two pieces, "
+                             "the second under True)")
+        (then, condition), (otherwise, _) = expr.args
+        return self._call("ITE", (condition, then, otherwise))
 
     def _print_FloorDiv(self, expr) -> str:
         return self._binary(expr, "//")

@@ -29,7 +29,7 @@ real sympy symbol, not an integer one, so sympy never decides
 `Eq(zuf0, 0.5)` is false. `hop.symbol @zuf0 unbacked float` declares one.
 
 An expression is float-valued (`is_float_valued`) when it is a float literal
-or symbol, one of the four functions, or a sum, product, Max or Min with a
+or symbol, one of the four functions, or a sum, product, Max, Min or ITE with a
 float-valued operand (Python's mixed arithmetic gives a float).
 """
 
@@ -134,6 +134,8 @@ def is_float_valued(expr: sympy.Basic) -> bool:
         return is_float_symbol_name(expr.name)
     if expr.is_Add or expr.is_Mul or isinstance(expr, (sympy.Max, sympy.Min)):
         return any(is_float_valued(a) for a in expr.args)
+    if isinstance(expr, sympy.Piecewise):
+        return any(is_float_valued(piece.expr) for piece in expr.args)
     return False
 
 

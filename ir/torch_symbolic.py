@@ -27,7 +27,7 @@ from torch._dynamo.source import ConstantSource
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv
 
-from hopc.ir import symbolic
+from hopc.ir import symbolic, symbolic_float
 from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import Dim, TensorType, canonical_dim
 
@@ -56,15 +56,30 @@ class SymbolFacts:
         return value if self.lower is None else max(value, self.lower)
 
 
+_FLOAT_FUNCTIONS = {
+    "ToFloat": symbolic_float.ToFloat, "IntTrueDiv": symbolic_float.TrueDiv,
+    "FloatTrueDiv": symbolic_float.TrueDiv, "OpaqueUnaryFn_sqrt": symbolic_float.Sqrt,
+    "FloatPow": symbolic_float.FloatPow,
+}
+"""PyTorch's float functions (``torch.utils._sympy.functions``) by class name, and ours
+(Note [float expressions]); ``OpaqueUnaryFn_sqrt`` is a class PyTorch makes at run time."""
+
+
 def from_torch(expression: sympy.Basic, names: Mapping[sympy.Symbol, str]) -> sympy.Basic:
     """Rewrites a PyTorch shape expression over its symbols into ours (Note [torch expressions])."""
     if isinstance(expression, sympy.Symbol):
         if expression not in names:
             raise ValueError(f"shape symbol {expression} is not known to hopc")
         return symbolic.symbol(names[expression])
-    if isinstance(expression, sympy.Integer) or expression in (sympy.true, sympy.false):
+    if isinstance(expression, sympy.Integer | sympy.Float) or \
+            expression in (sympy.true, sympy.false):
         return expression
+    if isinstance(expression, sympy.Piecewise):
+        return _if_then_else(expression.args, names)
     args = [from_torch(a, names) for a in expression.args]
+    float_function = _FLOAT_FUNCTIONS.get(type(expression).__name__)
+    if float_function is not None:
+        return float_function(*args)
     if isinstance(expression, (torch_functions.FloorDiv, torch_functions.CleanDiv)):
         return symbolic.FloorDiv(*args)
     if isinstance(expression, (torch_functions.PythonMod, torch_functions.Mod, sympy.Mod)):
@@ -81,6 +96,17 @@ def from_torch(expression: sympy.Basic, names: Mapping[sympy.Symbol, str]) -> sy
         return expression.func(*args)
     raise ValueError(f"shape expression {expression} ({type(expression).__name__}) has no "
                      "hopc equivalent")
+
+
+def _if_then_else(pieces: tuple, names: Mapping[sympy.Symbol, str]) -> sympy.Basic:
+    """A ``Piecewise`` as nested ``ITE``s: ours have two pieces, the second under True."""
+    (value, condition), *rest = pieces
+    if not rest:
+        if condition != sympy.true:
+            raise ValueError(f"shape expression Piecewise{pieces} is undefined where no piece holds")
+        return from_torch(value, names)
+    return symbolic.if_then_else(from_torch(condition, names), from_torch(value, names),
+                                 _if_then_else(tuple(rest), names))
 
 
 class FakeShapes:

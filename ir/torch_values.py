@@ -8,8 +8,9 @@ it. The two directions are inverses on what IR can hold:
 
 for ints, bools, floats, strings, dtypes, devices, layouts, memory formats,
 ``None`` and lists of these, where ``arg.type`` admits ``v``. A symbolic
-integer (``torch.SymInt``) becomes ``#hop.expr<...>`` and reads back as the
-value of that expression under the given symbol values.
+integer or float (``torch.SymInt``, ``torch.SymFloat``) becomes
+``#hop.expr<...>`` and reads back as the value of that expression under the
+given symbol values (a Python float for a float expression).
 
 Only code that runs torch imports this module (the interpreter, the
 frontend); the parser never does, so importing sympy here costs nothing extra.
@@ -71,13 +72,13 @@ def _expression(text: str) -> sympy.Basic:
     return symbolic.parse_expr(text)
 
 
-def is_evaluable(dim: Dim, symbols: Mapping[str, int]) -> bool:
+def is_evaluable(dim: Dim, symbols: Mapping[str, int | float]) -> bool:
     """Whether every symbol ``dim`` mentions has a value in ``symbols``."""
     return all(name in symbols for name in dim_symbols(dim))
 
 
-def evaluate_dim(dim: Dim, symbols: Mapping[str, int]) -> int | bool:
-    """The value of a dimension or expression under ``symbols``.
+def evaluate_dim(dim: Dim, symbols: Mapping[str, int | float]) -> int | float | bool:
+    """The value of a dimension or expression (a float for a float one) under ``symbols``.
 
     Raises ``UnboundSymbolError`` when a symbol it mentions has no value.
     """
@@ -184,7 +185,8 @@ def _attribute(schema_type: str, value: object, symbol_text: Callable[[object], 
         if not isinstance(value, list | tuple):
             raise _cannot_hold(argument, value)
         return ArrayAttr([_attribute(element_type, v, symbol_text, argument) for v in value])
-    if isinstance(value, torch.SymInt) and schema_type in ("int", "SymInt", "Scalar"):
+    if isinstance(value, torch.SymInt) and schema_type in ("int", "SymInt", "Scalar") or \
+            isinstance(value, torch.SymFloat) and schema_type in ("float", "Scalar"):
         if symbol_text is None:
             raise ValueError(f"argument '{argument.name}' ({argument.type}) is symbolic "
                              "but no symbol_text was given")

@@ -91,7 +91,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _IDENTIFIERS = re.compile(r"(?<![0-9.])[A-Za-z_][A-Za-z0-9_]*")  # not the ``e`` of ``1e-05``
 _FUNCTION_NAMES = frozenset(
     {"Max", "Min", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "And", "Or", "Not", "True", "False",
-     "float", "sqrt", "pow"}
+     "float", "sqrt", "pow", "ITE"}
 )
 _FLOAT_MARKERS = re.compile(r"(?<![A-Za-z0-9_.])(?:float\(|sqrt\(|pow\(|zu?f|[0-9]+(?:\.|[eE]))"
                             r"|(?<!/)/(?!/)")

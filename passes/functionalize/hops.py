@@ -162,8 +162,7 @@ def _scan(fn: Functionalizer, op: hop.ScanOp) -> None:
     originals = _read_operands(fn.state, op)
     body = fn.functionalize_block(op.body.block, originals,
                                   _replaced_each_iteration(op.body.block, len(op.init)))
-    check_mutable(op, body, [("init", len(op.init)), ("xs", len(op.xs)),
-                             ("additional", len(op.additional))])
+    check_mutable(op, body)
     clone_shared_yields(body, range(len(op.init)))
     apply_effects(fn.state, op, originals, loop_effects(op, body, len(op.init)), op)
 
@@ -171,7 +170,7 @@ def _scan(fn: Functionalizer, op: hop.ScanOp) -> None:
 def _map(fn: Functionalizer, op: hop.MapOp) -> None:
     originals = _read_operands(fn.state, op)
     body = fn.functionalize_block(op.body.block, originals)
-    check_mutable(op, body, [("xs", len(op.xs)), ("additional", len(op.additional))])
+    check_mutable(op, body)
     apply_effects(fn.state, op, originals, loop_effects(op, body, 0), op)
 
 

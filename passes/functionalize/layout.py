@@ -27,12 +27,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import sympy
-
-from hopc.ir import symbolic
 from hopc.ir.types import Dim
 from hopc.passes.functionalize.views import ViewStep, dim_of, ints_of
+
+if TYPE_CHECKING:
+    import sympy
+
+# sympy is imported where a layout is first computed, so that a module with no
+# reshape or contiguous to decide never loads it (Note [lazy sympy] in hopc.ir.types).
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,10 @@ class LayoutRules:
 
     def expression(self, dim: Dim) -> sympy.Expr:
         """``dim`` with each symbol ``s`` written ``lower(s) + s'``, ``s'`` a nonnegative integer."""
+        import sympy
+
+        from hopc.ir import symbolic
+
         if isinstance(dim, int):
             return sympy.Integer(dim)
         if dim not in self._cache:
@@ -61,6 +69,8 @@ class LayoutRules:
         return self._cache[dim]
 
     def base(self, shape: Sequence[Dim]) -> Layout:
+        import sympy
+
         sizes = tuple(self.expression(d) for d in shape)
         strides, running = [], sympy.Integer(1)
         for size in reversed(sizes):
@@ -72,6 +82,8 @@ class LayoutRules:
 
     def apply(self, layout: Layout, step: ViewStep) -> Layout | None:
         """The layout of ``step``'s result given its input's; None when it has no strides."""
+        import sympy
+
         sizes = tuple(self.expression(d) for d in step.result_type.shape)
         p = step.copy_properties
         rank = len(layout.sizes)
@@ -146,6 +158,8 @@ def _order(step: ViewStep, rank: int) -> list[int]:
 
 
 def _equal(a: sympy.Expr, b: sympy.Expr) -> bool | None:
+    import sympy
+
     difference = sympy.expand(a - b)
     if difference == 0:
         return True
@@ -153,6 +167,8 @@ def _equal(a: sympy.Expr, b: sympy.Expr) -> bool | None:
 
 
 def _less(a: sympy.Expr, b: sympy.Expr) -> bool | None:
+    import sympy
+
     difference = sympy.expand(b - a)
     if difference.is_positive:
         return True
@@ -161,6 +177,8 @@ def _less(a: sympy.Expr, b: sympy.Expr) -> bool | None:
 
 def is_dense(layout: Layout) -> bool | None:
     """Whether the elements fill a block of memory without gaps, in some dim order."""
+    import sympy
+
     dims = [(stride, size) for size, stride in zip(layout.sizes, layout.strides)
             if _equal(size, sympy.Integer(1)) is not True]
     if not all(stride.is_Integer for stride, _ in dims):
@@ -175,6 +193,8 @@ def is_dense(layout: Layout) -> bool | None:
 
 def is_contiguous(layout: Layout) -> bool | None:
     """PyTorch's ``is_contiguous``: row-major strides, ignoring dims of size 1."""
+    import sympy
+
     expected, unknown = sympy.Integer(1), False
     for size, stride in zip(reversed(layout.sizes), reversed(layout.strides)):
         is_one = _equal(size, sympy.Integer(1))
@@ -199,6 +219,8 @@ def _decide(answer: bool | None) -> bool:
 
 
 def _compute_stride(old_sizes, old_strides, new_sizes):
+    import sympy
+
     if not old_sizes:
         return tuple(sympy.Integer(1) for _ in new_sizes)
     new_strides = [sympy.Integer(0)] * len(new_sizes)
@@ -246,6 +268,7 @@ class AliasLayouts:
 
     def __init__(self, rules: LayoutRules):
         self.rules = rules
+        self._row_major: dict[object, bool] = {}
 
     def of(self, alias) -> Layout | None:
         if alias.layout is False:
@@ -275,10 +298,30 @@ class AliasLayouts:
         return layout is not None and is_dense(layout) is False
 
     def is_contiguous(self, alias) -> bool | None:
-        if alias.parent is None and alias.storage.layout_origin is ROW_MAJOR:
+        if self._row_major_by_construction(alias):
             return True
         layout = self.of(alias)
         return None if layout is None else is_contiguous(layout)
+
+    def _row_major_by_construction(self, alias) -> bool:
+        """Whether ``alias`` is row-major whatever the symbols' values, known without a layout.
+
+        So a module with no reshape or contiguous to decide never computes one
+        (nor imports sympy): a row-major base is; so is the result of an op
+        whose operands all are, a base laid out as such an alias (a HOP's
+        result), and a reshape of one (it keeps every element in order).
+        """
+        if alias not in self._row_major:
+            origin = alias.storage.layout_origin
+            if alias.parent is not None:
+                known = alias.step.kind == "reshape" and self._row_major_by_construction(alias.parent)
+            elif isinstance(origin, list):
+                known = all(self._row_major_by_construction(a) for a in origin)
+            else:
+                known = origin is ROW_MAJOR or (origin is not None and not isinstance(origin, Layout)
+                                                and self._row_major_by_construction(origin))
+            self._row_major[alias] = known
+        return self._row_major[alias]
 
     def is_dense_base(self, alias) -> bool:
         """Whether ``alias`` covers its storage from offset 0 in row-major order."""

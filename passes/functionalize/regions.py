@@ -16,13 +16,17 @@ back into the operand (through the operand's views, if it is one):
   (then the loop result is the operand's final value already); a changed
   additional operand becomes a carried value. The cond region must not change
   anything: it runs once more than the body.
-- ``hop.scan`` and ``hop.map`` must not change their operands (see
-  ``MUTABLE_OPERANDS``; PyTorch 2.13 would let scan change its additional
-  operands and map its slices, which functionalize rejects as well).
+- ``hop.scan`` and ``hop.map`` must not change their operands
+  (``HopRegionInterface.mutable_operands`` says which operands a body may
+  change; PyTorch 2.13 would let scan change its additional operands and map
+  its slices, which functionalize rejects as well).
 
 A body that yields an argument or a view of it returns an alias of the
-operand (``RESULTS_ALIAS`` says which kinds can): the outside records the
-result as that view of the operand, so a later in-place change of either
+operand: as any view of it for a body run at most once (wrap, checkpoint,
+cond, subgraph), only as the operand itself carried in place for a loop (its
+other results are doubtful, Note [doubtful aliases]), never for a stacked
+result (``RegionEntry.stacked``: map, scan's per-step outputs). The outside
+records the result as that view of the operand, so a later in-place change of either
 shows in the other, as in eager mode. Inside, a yield that is an argument or
 an outer value, or a value yielded twice, is cloned, so that no two results
 of a functional HOP share storage (the extra results above excepted: they are
@@ -41,27 +45,6 @@ from hopc.ir.types import TensorType
 from hopc.passes.functionalize.aliases import Alias, AliasState, describe
 from hopc.passes.functionalize.layout import AliasLayouts
 from hopc.passes.functionalize.views import ViewStep, build
-
-MUTABLE_OPERANDS: dict[type[Operation], frozenset[str]] = {
-    hop.WrapOp: frozenset({"inputs"}),
-    hop.CheckpointOp: frozenset({"inputs"}),
-    hop.CondOp: frozenset({"inputs"}),
-    hop.SubgraphOp: frozenset({"inputs"}),
-    hop.WhileOp: frozenset({"carried", "additional"}),
-    hop.ScanOp: frozenset(),
-    hop.MapOp: frozenset(),
-}
-"""Per HOP kind, the operand groups its body may change in place (``supports_input_mutation``)."""
-
-RESULTS_ALIAS: dict[type[Operation], str] = {
-    hop.WrapOp: "as views", hop.CheckpointOp: "as views", hop.CondOp: "as views",
-    hop.SubgraphOp: "as views", hop.WhileOp: "in place", hop.ScanOp: "in place",
-    hop.MapOp: "never",
-}
-"""Per HOP kind, how a result may alias an operand in eager mode (``supports_aliasing``): as
-any view of it (a body run once), only as the operand itself carried in place (a loop; its
-other results are doubtful, Note [doubtful aliases]), or never (map stacks what it yields)."""
-
 
 @dataclass(frozen=True)
 class YieldSource:
@@ -153,17 +136,30 @@ def append_yields(result: BlockResult, values: list[SSAValue]) -> None:
     result.terminator.operands = [*result.terminator.operands, *values]
 
 
-def check_mutable(op: Operation, result: BlockResult, groups: list[tuple[str, int]],
-                  region_name: str = "body") -> None:
-    """Rejects changes to operands of groups the HOP kind does not let its body change."""
-    allowed = MUTABLE_OPERANDS[type(op)]
-    names = [name for name, count in groups for _ in range(count)]
+def _operand_group(op: Operation, position: int) -> str:
+    """The name of the operand group (``xs``, ``additional``, ...) holding ``position``."""
+    for name, _ in type(op).get_irdl_definition().operands:
+        field = getattr(op, name)
+        size = 1 if isinstance(field, SSAValue) else len(field)
+        if position < size:
+            return name
+        position -= size
+    raise IndexError(position)
+
+
+def check_mutable(op: Operation, result: BlockResult) -> None:
+    """Rejects changes to operands the HOP does not let its body change
+    (``HopRegionInterface.mutable_operands``)."""
+    interface = hop_interface(op)
+    entry = next(e for e in interface.entries(op) if e.region is result.block.parent)
+    allowed = interface.mutable_operands(op)
     for index, root in result.mutated.items():
-        if names[index] not in allowed:
-            argument = result.block.args[index]
+        position = entry.operands[index]
+        if position not in allowed:
+            group = _operand_group(op, position)
             raise op_error(root.storage.mutated_by,
-                           f"changes {describe(argument)} in place, an operand ({names[index]}) "
-                           f"of the enclosing '{op.name}' {region_name}, which '{op.name}' does "
+                           f"changes {describe(result.block.args[index])} in place, an operand "
+                           f"({group}) of the enclosing '{op.name}' body, which '{op.name}' does "
                            "not allow (Note [mutation through HOP regions])")
 
 
@@ -221,15 +217,13 @@ def _doubt(source: YieldSource | None) -> int | Alias | None:
 
 
 def loop_effects(op: Operation, result: BlockResult, count: int) -> HopEffects:
-    """Loop bodies (``RESULTS_ALIAS`` "in place"): result k aliases operand k when yield k
-    is argument k itself, for ``k < count``.
+    """Loop bodies: result k aliases operand k when yield k is argument k itself, for
+    ``k < count`` (the carried values; the others are stacked: new tensors).
 
     Otherwise result k is doubtful: a loop that runs no iteration returns operand k
     itself (Note [doubtful aliases]).
     """
     effects = HopEffects()
-    if RESULTS_ALIAS[type(op)] == "never":
-        return effects
     for k, source in enumerate(result.sources[:count]):
         if source is not None and source.kind == "arg" and source.index == k and not source.steps:
             effects.result_sources[k] = source
