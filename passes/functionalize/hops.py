@@ -15,6 +15,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
+from hopc.dialects.hop_interface import hop_interface
 from hopc.ir.diagnostics import op_error
 from hopc.ir.substitution import Substitution, is_identity, substitute
 from hopc.passes.functionalize.aliases import AliasState, describe
@@ -93,7 +94,8 @@ def _single_body(fn: Functionalizer, op: hop.WrapOp | hop.CheckpointOp) -> None:
 
 
 def _cond(fn: Functionalizer, op: hop.CondOp) -> None:
-    originals = _read_operands(fn.state, op)[1:]
+    every_operand = _read_operands(fn.state, op)
+    originals = [every_operand[p] for p in hop_interface(op).entries(op)[0].operands]
     then = fn.functionalize_block(op.then_region.block, originals)
     otherwise = fn.functionalize_block(op.else_region.block, originals)
     user_count = len(op.outputs)
@@ -122,7 +124,7 @@ def _while(fn: Functionalizer, op: hop.WhileOp) -> None:
                        f"changes {describe(condition.block.args[index])} in place in the cond "
                        "region of 'hop.while', which runs once more than the body and must not "
                        "change its operands")
-    effects = loop_effects(op, body, carried_count)
+    effects = loop_effects(op, body)
     moved = []
     for index, root in sorted(body.mutated.items()):
         if index >= carried_count:
@@ -164,14 +166,14 @@ def _scan(fn: Functionalizer, op: hop.ScanOp) -> None:
                                   _replaced_each_iteration(op.body.block, len(op.init)))
     check_mutable(op, body)
     clone_shared_yields(body, range(len(op.init)))
-    apply_effects(fn.state, op, originals, loop_effects(op, body, len(op.init)), op)
+    apply_effects(fn.state, op, originals, loop_effects(op, body), op)
 
 
 def _map(fn: Functionalizer, op: hop.MapOp) -> None:
     originals = _read_operands(fn.state, op)
     body = fn.functionalize_block(op.body.block, originals)
     check_mutable(op, body)
-    apply_effects(fn.state, op, originals, loop_effects(op, body, 0), op)
+    apply_effects(fn.state, op, originals, loop_effects(op, body), op)
 
 
 def _invoke(fn: Functionalizer, op: hop.InvokeSubgraphOp) -> None:

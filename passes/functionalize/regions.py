@@ -40,11 +40,13 @@ from dataclasses import dataclass, field
 from xdsl.ir import Block, Operation, SSAValue
 
 from hopc.dialects import hop
+from hopc.dialects.hop_interface import hop_interface
 from hopc.ir.diagnostics import op_error
 from hopc.ir.types import TensorType
 from hopc.passes.functionalize.aliases import Alias, AliasState, describe
 from hopc.passes.functionalize.layout import AliasLayouts
 from hopc.passes.functionalize.views import ViewStep, build
+
 
 @dataclass(frozen=True)
 class YieldSource:
@@ -216,14 +218,15 @@ def _doubt(source: YieldSource | None) -> int | Alias | None:
     return source.index if source.kind == "arg" else source.root
 
 
-def loop_effects(op: Operation, result: BlockResult, count: int) -> HopEffects:
-    """Loop bodies: result k aliases operand k when yield k is argument k itself, for
-    ``k < count`` (the carried values; the others are stacked: new tensors).
+def loop_effects(op: Operation, result: BlockResult) -> HopEffects:
+    """Loop bodies: result k aliases operand k when yield k is argument k itself, for the
+    ``RegionEntry.carried`` values k (the others are stacked: new tensors).
 
     Otherwise result k is doubtful: a loop that runs no iteration returns operand k
     itself (Note [doubtful aliases]).
     """
     effects = HopEffects()
+    count = next(e.carried for e in hop_interface(op).entries(op) if e.region is result.block.parent)
     for k, source in enumerate(result.sources[:count]):
         if source is not None and source.kind == "arg" and source.index == k and not source.steps:
             effects.result_sources[k] = source
