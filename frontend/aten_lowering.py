@@ -31,6 +31,7 @@ from torch._dispatch.python import enable_python_dispatcher
 from torch._subclasses.fake_tensor import FakeTensorMode, unset_fake_temporarily
 from torch.fx.experimental.proxy_tensor import make_fx
 
+from hopc.frontend.cond_predicates import boolean_predicates
 from hopc.frontend.constant_hoisting import hoist_constants
 from hopc.frontend.errors import first_paragraph
 from hopc.frontend.functorch_grad import retarget_functorch_grad
@@ -68,10 +69,12 @@ def lower_to_aten(graph_module: torch.fx.GraphModule, fake_inputs: Sequence[obje
     attributes only at its top level (Note [hoisted constants]).
     ``graph_module``'s wrap and checkpoint calls are retargeted in place
     (Note [kept regions]), and ``torch.func.grad`` regions are cut out
-    (Note [functorch grad regions]).
+    (Note [functorch grad regions]); a ``cond`` predicate that is a
+    one-element tensor becomes a 0-d bool tensor (``cond_predicates``).
     """
     keep_regions(graph_module)
     retarget_functorch_grad(graph_module)
+    boolean_predicates(graph_module)
 
     def run(*inputs: object) -> object:
         with torch.fx.traceback.preserve_node_meta():

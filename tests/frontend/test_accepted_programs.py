@@ -111,3 +111,38 @@ def test_the_programs_own_exception_is_its_own():
 
     with pytest.raises(KeyError, match="the program's own"):
         hopc.compile(program)(torch.randn(3))
+
+
+# ------------------------------------------- item 5: cond on a one-element tensor
+
+
+def test_cond_on_an_integer_tensor():
+    def program(x):
+        return torch.cond(torch.tensor(1), lambda x: x + 1, lambda x: x - 1, (x,))
+
+    check_compile(program, [(torch.randn(3),), (torch.randn(5),), (torch.randn(7),)])
+
+
+def test_cond_on_an_integer_tensor_computed_in_an_outer_branch():
+    def program(x):
+        def positive_sum(x):
+            flag = (x.sum() > 0).int()
+            return torch.cond(flag, lambda y: y * 2, lambda y: y * 3, (x,))
+        return torch.cond(x.abs().sum() > 1, positive_sum, lambda x: x.cos(), (x,))
+
+    check_compile(program, [(torch.tensor([1.0, 2.0, 3.0]),), (-torch.ones(5),),
+                            (torch.full((2,), 0.1),)])
+
+
+def test_cond_on_a_one_element_float_tensor():
+    def program(x, flag):
+        return torch.cond(flag, lambda x: x.sin(), lambda x: x.cos(), (x,))
+
+    check_compile(program, [(torch.randn(3), torch.zeros(1, 1)), (torch.randn(3), torch.ones(1, 1)),
+                            (torch.randn(4), torch.full((1, 1), 0.5))])
+
+
+def test_cond_on_an_integer_tensor_captured():
+    module = hopc.capture(lambda x, flag: torch.cond(flag, torch.sin, torch.cos, (x,)),
+                          (torch.randn(3), torch.tensor([2])))
+    assert "aten.ne.Scalar" in str(module) and "aten.reshape" in str(module)
