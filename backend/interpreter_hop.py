@@ -19,6 +19,7 @@ from hopc.backend.interpreter import Frame, interpreter_error, run_region
 from hopc.backend.interpreter_ops import bind_parameters
 from hopc.backend.interpreter_registry import impl, register_impls
 from hopc.dialects import hop
+from hopc.dialects.hop_interface import RunCount, hop_interface
 from hopc.ir.torch_values import dtype_of, evaluate_dim
 from hopc.ir.types import SymFloatType, TensorType
 
@@ -61,13 +62,13 @@ def _stack(stepped: list[list[object]], results: Sequence[SSAValue], frame: Fram
 class HopImpls:
     # ----------------------------------------------------------------------- region ops
 
-    @impl(hop.WrapOp)
-    def run_wrap(self, op: hop.WrapOp, frame: Frame) -> list[object]:
-        return run_region(op.body, frame.get(op.inputs), frame, op)
-
-    @impl(hop.CheckpointOp)
-    def run_checkpoint(self, op: hop.CheckpointOp, frame: Frame) -> list[object]:
-        return run_region(op.body, frame.get(op.inputs), frame, op)
+    @impl(hop.WrapOp, hop.CheckpointOp)
+    def run_once(self, op: Operation, frame: Frame) -> list[object]:
+        """A HOP whose one region runs once (``RunCount.ONCE``) on its operands, as a call."""
+        (entry,) = hop_interface(op).entries(op)
+        assert entry.runs is RunCount.ONCE and not entry.sliced
+        return run_region(entry.region, [frame.values[op.operands[p]] for p in entry.operands],
+                          frame, op)
 
     @impl(hop.CondOp)
     def run_cond(self, op: hop.CondOp, frame: Frame) -> list[object]:
