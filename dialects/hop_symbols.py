@@ -37,6 +37,7 @@ from hopc.ir.types import (
     SymFloatType,
     SymIntType,
     TensorType,
+    is_float_symbol_name,
     mentions_float,
     simple_arithmetic,
 )
@@ -117,8 +118,6 @@ class SymbolOp(IRDLOperation):
         return op
 
     def verify_float(self) -> None:
-        from hopc.ir.symbolic_float import is_float_symbol_name
-
         if (self.is_float is not None) != is_float_symbol_name(self.symbol):
             declared = "float" if self.is_float is not None else "integer"
             raise VerifyException(f"'hop.symbol' @{self.symbol} is declared {declared}, but its "

@@ -31,10 +31,18 @@ from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity
 
 from hopc.dialects.hop import SymbolOp
 from hopc.ir import symbolic
-from hopc.ir.symbolic_float import ToFloat, is_float_symbol_name, print_float
+from hopc.ir.symbolic_float import ToFloat, print_float
 from hopc.ir.torch_symbolic import from_torch
 from hopc.ir.torch_values import element_type_of
-from hopc.ir.types import Dim, SymBoolType, SymFloatType, SymIntType, TensorType, canonical_dim
+from hopc.ir.types import (
+    Dim,
+    SymBoolType,
+    SymFloatType,
+    SymIntType,
+    TensorType,
+    canonical_dim,
+    is_float_symbol_name,
+)
 
 _UNBOUNDED_SIZE = sys.maxsize - 1
 """PyTorch's upper bound for an unbacked size that nothing else bounds: no bound at all."""

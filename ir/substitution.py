@@ -25,6 +25,7 @@ from hopc.ir.types import (
     Dim,
     ExprAttr,
     SymBoolType,
+    SymFloatType,
     SymIntType,
     TensorType,
     canonical_dim,
@@ -47,7 +48,7 @@ def _bound_positions(type_: Attribute) -> list[tuple[int, str]]:
     if isinstance(type_, TensorType):
         return [(index, dim) for index, dim in enumerate(type_.shape)
                 if isinstance(dim, str) and dim.isidentifier()]
-    if isinstance(type_, SymIntType) and str(type_.value).isidentifier():
+    if isinstance(type_, SymIntType | SymFloatType) and str(type_.value).isidentifier():
         return [(0, type_.value)]
     return []
 
@@ -87,7 +88,7 @@ def bind(parameter_types: Sequence[Attribute],
             if parameter.rank != argument.rank:
                 continue
             dims = argument.shape
-        elif isinstance(parameter, SymIntType) and isinstance(argument, SymIntType):
+        elif isinstance(parameter, SymIntType | SymFloatType) and type(argument) is type(parameter):
             dims = (argument.value,)
         else:
             continue
@@ -129,7 +130,7 @@ def substitute(attribute: Attribute, substitution: Substitution) -> Attribute:
     if isinstance(attribute, TensorType):
         return TensorType([substitute_dim(d, substitution) for d in attribute.shape],
                           attribute.element_type)
-    if isinstance(attribute, SymIntType | SymBoolType):
+    if isinstance(attribute, SymIntType | SymFloatType | SymBoolType):
         return type(attribute)(substitute_dim(attribute.value, substitution))
     if isinstance(attribute, ExprAttr):
         return dim_attribute(substitute_dim(attribute.value, substitution))

@@ -40,16 +40,10 @@ import re
 
 import sympy
 
-FLOAT_SYMBOL_PREFIXES = ("zuf", "zf")
-"""Names of float symbols start with one of these (Note [float symbols])."""
+from hopc.ir.types import is_float_symbol_name
 
 FLOAT_LITERAL = re.compile(r"(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+", re.ASCII)
 """A float literal of the expression language (Python's float syntax, unsigned)."""
-
-
-def is_float_symbol_name(name: str) -> bool:
-    """Whether the symbol called ``name`` stands for a float (Note [float symbols])."""
-    return name.startswith(FLOAT_SYMBOL_PREFIXES)
 
 
 def _number(expr: sympy.Basic) -> float | None:

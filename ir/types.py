@@ -95,7 +95,7 @@ _FUNCTION_NAMES = frozenset(
 )
 _FLOAT_MARKERS = re.compile(r"(?<![A-Za-z0-9_.])(?:float\(|sqrt\(|pow\(|zu?f|[0-9]+(?:\.|[eE]))"
                             r"|(?<!/)/(?!/)")
-"""What only float-valued text contains (Note [float expressions], Note [float symbols])."""
+"""What only text with a float in it contains (Note [float expressions], Note [float symbols])."""
 _CANONICAL_SIMPLE = re.compile(
     r"(?:(?:[2-9]|[1-9][0-9]+)\*)?(?P<name>[A-Za-z_][A-Za-z0-9_]*) [+-] [1-9][0-9]*\Z"
     r"|(?:[2-9]|[1-9][0-9]+)\*(?P<scaled>[A-Za-z_][A-Za-z0-9_]*)\Z"
@@ -203,6 +203,15 @@ def canonical_expression(text: str) -> Dim:
     if expression.is_Integer:
         return int(expression)
     return symbolic.print_expr(expression)
+
+
+FLOAT_SYMBOL_PREFIXES = ("zuf", "zf")
+"""Names of float symbols start with one of these (Note [float symbols] in ``symbolic_float.py``)."""
+
+
+def is_float_symbol_name(name: str) -> bool:
+    """Whether the symbol called ``name`` stands for a float (Note [float symbols])."""
+    return name.startswith(FLOAT_SYMBOL_PREFIXES)
 
 
 def mentions_float(dim: Dim) -> bool:

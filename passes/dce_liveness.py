@@ -22,7 +22,7 @@ from xdsl.pattern_rewriter import PatternRewriterListener
 from xdsl.transforms.dead_code_elimination import LiveSet
 
 from hopc.dialects.hop import SymbolOp
-from hopc.ir.types import ExprAttr, SymIntType, free_symbols_of_types
+from hopc.ir.types import ExprAttr, SymFloatType, SymIntType, free_symbols_of_types
 
 # --------------------------------------------------------------------------- symbols
 
@@ -121,9 +121,10 @@ def argument_is_read(argument: BlockArgument, dropped: Collection[int] = (),
     region = argument.block.parent
     assert region is not None
     bound_here = free_symbols_of_types([argument.type])
-    if not isinstance(argument.type, SymIntType):
+    if not isinstance(argument.type, SymIntType | SymFloatType):
         # A tensor argument binds a symbol only where no other argument does; a
-        # ``!hop.symint`` argument always binds its symbol (as lift-symbols made it).
+        # ``!hop.symint`` (or ``!hop.symfloat``) argument always binds its symbol
+        # (as lift-symbols made it).
         bound_here -= free_symbols_of_types([a.type for a in argument.block.args
                                              if a is not argument and a.index not in dropped])
     return bool(bound_here) and any(not mentioned_symbols(op).isdisjoint(bound_here)

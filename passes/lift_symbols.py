@@ -51,7 +51,7 @@ from hopc.dialects.hop import SubgraphOp, SymSizeOp
 from hopc.dialects.hop_interface import append_invariant_operands, hop_interface
 from hopc.ir.diagnostics import op_error
 from hopc.ir.module import declared_symbols
-from hopc.ir.types import SymIntType
+from hopc.ir.types import SymFloatType, SymIntType, is_float_symbol_name
 from hopc.passes.lift_symbols_analysis import (
     Key,
     binds_by_shape,
@@ -72,7 +72,9 @@ class LiftSymbolsPass(ModulePass):
 
 
 def _lifted_type(key: Key) -> Attribute:
-    return SymIntType(key) if isinstance(key, str) else key.type
+    if isinstance(key, str):
+        return SymFloatType(key) if is_float_symbol_name(key) else SymIntType(key)
+    return key.type
 
 
 # Note [where lifted operands go]

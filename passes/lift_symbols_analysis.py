@@ -8,7 +8,7 @@ its block, or in an op's properties or attributes (``#hop.expr<s0>`` in an
 ATen size list, at any depth of nesting in arrays and dictionaries). A region *binds* a symbol
 
 - by a block argument of type ``!hop.symint<s>`` (the plain symbol, not an
-  expression over it);
+  expression over it), or ``!hop.symfloat<s>`` for a float symbol;
 - in a ``func.func`` or ``hop.subgraph`` body only: also by an argument
   whose tensor type has ``s`` as a whole dimension. The caller's tensors
   carry the sizes, so the entry function and the shared subgraphs, which
@@ -19,7 +19,7 @@ ATen size list, at any depth of nesting in arrays and dictionaries). A region *b
   where a placeholder's shape holds them;
 - by definition: the first use of a symbol that is not declared ``backed``
   is a result of an op directly in the block, whose type is
-  ``!hop.symint<s>`` (``hop.item``) or a tensor with ``s`` as a whole
+  ``!hop.symint<s>`` or ``!hop.symfloat<s>`` (``hop.item``) or a tensor with ``s`` as a whole
   dimension (an unbacked size, such as ``nonzero``'s, or a HOP result
   carrying one out of its body).
 
@@ -61,7 +61,15 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute, Region, SSAValue
 
 from hopc.dialects.hop import SubgraphOp
-from hopc.ir.types import Dim, ExprAttr, SymBoolType, SymIntType, TensorType, dim_symbols
+from hopc.ir.types import (
+    Dim,
+    ExprAttr,
+    SymBoolType,
+    SymFloatType,
+    SymIntType,
+    TensorType,
+    dim_symbols,
+)
 
 Key = str | SSAValue
 """What a region can need from outside: a shape symbol, or a captured value."""
@@ -83,7 +91,7 @@ def symbols_in_order(attribute: Attribute) -> tuple[str, ...]:
     """The shape symbols a type or attribute mentions, at any depth, in textual order."""
     if isinstance(attribute, TensorType):
         names = (name for dim in attribute.shape for name in dim_symbols_in_order(dim))
-    elif isinstance(attribute, (SymIntType, SymBoolType, ExprAttr)):
+    elif isinstance(attribute, (SymIntType, SymFloatType, SymBoolType, ExprAttr)):
         names = iter(dim_symbols_in_order(attribute.value))
     else:
         names = (name for nested in _nested_attributes(attribute)
@@ -104,8 +112,10 @@ def _nested_attributes(attribute: Attribute) -> Iterable[Attribute]:
 
 
 def plain_symbol(type_: Attribute) -> str | None:
-    """``s`` for ``!hop.symint<s>``; None for any other type, compound expressions included."""
-    if isinstance(type_, SymIntType) and isinstance(type_.value, str) and type_.value.isidentifier():
+    """``s`` for ``!hop.symint<s>`` (``zuf0`` for ``!hop.symfloat<zuf0>``); None for any other
+    type, compound expressions included."""
+    if isinstance(type_, SymIntType | SymFloatType) and isinstance(type_.value, str) \
+            and type_.value.isidentifier():
         return type_.value
     return None
 

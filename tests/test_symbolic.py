@@ -99,7 +99,9 @@ def test_operators_follow_python_precedence_and_associativity():
     [
         ("s0 * (2", 7),
         ("s0 +", 4),
-        ("s0 / 2", 3),
+        ("s0 / 0", 3),
+        ("sqrt(s0, 2)", 0),
+        ("1.5.2", 3),
         ("s0 ** 2", 4),
         ("1 2", 2),
         ("foo(s0)", 0),

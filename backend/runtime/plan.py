@@ -43,7 +43,7 @@ from hopc.backend.interpreter_registry import implementation_of
 from hopc.backend.runtime.plan_aten import plan_aten
 from hopc.dialects.aten import AtenOp
 from hopc.ir.symbolic import UnboundSymbolError
-from hopc.ir.types import SymIntType, TensorType
+from hopc.ir.types import SymFloatType, SymIntType, TensorType
 
 Values = list[object]
 Symbols = dict[str, int]
@@ -161,7 +161,8 @@ def _binders(types: Sequence[object]) -> list[tuple[str, int, int | None]]:
         if isinstance(type_, TensorType):
             found += [(dim, position, index) for index, dim in enumerate(type_.shape)
                       if isinstance(dim, str) and dim.isidentifier()]
-        elif isinstance(type_, SymIntType) and isinstance(type_.value, str) and type_.value.isidentifier():
+        elif isinstance(type_, SymIntType | SymFloatType) and isinstance(type_.value, str) \
+                and type_.value.isidentifier():
             found.append((type_.value, position, None))
     return found
 
