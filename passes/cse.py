@@ -1,4 +1,13 @@
-"""``--cse``: common subexpression elimination, across nested HOP regions where legal.
+"""``--cse``: common subexpression elimination, within each HOP region.
+
+Note [cse keeps regions isolated]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A HOP region reads only its own values (Note [isolated regions] in
+``hopc.dialects.hop_interface``), so an op inside it is never replaced by an
+equal op outside it: that would make the region read the outer value. Each
+region of a HOP starts with no known ops, as a region of an
+``IsolatedFromAbove`` op does in xDSL's driver; ops in a function body and in
+the blocks nested in it that are no HOP regions still merge.
 
 Note [when reads may be merged]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -11,8 +20,7 @@ Merging two equal reads is therefore legal only where nothing can write:
   in-place, ``out=`` or random; no op of unknown effects; ``hop.assert``
   writes no tensor, and a ``hop.invoke_subgraph`` writes what its subgraph's
   body, also in the module, writes), ops whose only effect is reading are
-  treated as pure: merged within a block and across nested regions, an outer
-  value reused inside a region;
+  treated as pure: merged within a region (Note [cse keeps regions isolated]);
 - otherwise only pure ops (shape-symbol ops, ``hop.sym_constant``, regions of
   pure ops) are merged. xDSL's rule for reads, "no write between the two in
   the same block", is not enough: a write *after* both would reach both
@@ -26,7 +34,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Operation
+from xdsl.ir import Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.traits import (
     IsTerminator,
@@ -36,10 +44,11 @@ from xdsl.traits import (
     is_side_effect_free,
     only_has_effect,
 )
-from xdsl.transforms.common_subexpression_elimination import CSEDriver
+from xdsl.transforms.common_subexpression_elimination import CSEDriver, KnownOps
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from hopc.dialects.hop import AssertOp, InvokeSubgraphOp
+from hopc.dialects.hop_interface import hop_interface
 from hopc.passes.dce_liveness import introduced_symbols, unbacked_symbols
 
 
@@ -60,6 +69,15 @@ class HopCSEDriver(CSEDriver):
     reads_are_pure: bool = False
     unbacked: frozenset[str] = frozenset()
 
+    def _simplify_region(self, region: Region) -> None:
+        """A HOP's region starts from no known ops (Note [cse keeps regions isolated])."""
+        owner = region.parent_op()
+        if owner is None or hop_interface(owner) is None:
+            return super()._simplify_region(region)
+        outer, self._known_ops = self._known_ops, KnownOps()
+        super()._simplify_region(region)
+        self._known_ops = outer
+
     def _simplify_operation(self, op: Operation) -> None:
         dead = is_trivially_dead(op)
         if dead and introduced_symbols(op, op.result_types, self.unbacked):
@@ -75,17 +93,20 @@ class HopCSEDriver(CSEDriver):
 
 
 class CommonSubexpressionEliminationPass(ModulePass):
-    """Merges equal ops, across nested regions; reads only where no op of the module writes.
+    """Merges equal ops within each HOP region; reads only where no op of the module writes.
 
     Invariant: no two equal ops (same name, operands, attributes, properties,
-    result types and equivalent regions) where one dominates the other, among
-    pure ops, and among reading ops when no op of the module writes (Note
-    [when reads may be merged]). Also erases trivially dead ops, as xDSL's CSE
+    result types and equivalent regions) in one HOP region (or in a function
+    body, outside HOP regions) where one dominates the other, among pure ops,
+    and among reading ops when no op of the module writes (Note [when reads
+    may be merged]). No region reads a value it did not before (Note [cse
+    keeps regions isolated]). Also erases trivially dead ops, as xDSL's CSE
     does, except those that bind an unbacked symbol.
 
         %a = aten.sin(%x)                        %a = aten.sin(%x)
-        %r = hop.wrap(%x) {^(%y):           ->   %r = hop.wrap(%x) {^(%y):
-          %b = aten.sin(%x); hop.yield %b}         hop.yield %a}
+        %b = aten.sin(%x)                   ->   %r = hop.wrap(%a) {^(%y):
+        %r = hop.wrap(%a) {^(%y):                  %c = aten.sin(%y); hop.yield %c}
+          %c = aten.sin(%y); hop.yield %c}
     """
 
     name = "cse"

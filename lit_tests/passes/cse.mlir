@@ -1,18 +1,19 @@
 // RUN: hopc-opt %s --cse --split-input-file | filecheck %s
 
-// With no write anywhere, equal reads merge, and an op inside a region reuses
-// the equal op outside it.
+// With no write anywhere, equal reads merge, in the function body and inside
+// a region.
 hop.symbol @s0 backed [2, oo]
 func.func @reads_without_writes(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[s0, 4], f32>) -> (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>) {
   %a = aten.add.Tensor(%x, %x) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
   %b = aten.add.Tensor(%x, %x) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
-  %r = hop.cond %p(%a) : !hop.tensor<[], i1>, (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32> then {
-  ^bb0(%y: !hop.tensor<[s0, 4], f32>):
-    %c = aten.add.Tensor(%x, %x) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
-    %d = aten.mul.Tensor(%y, %c) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
+  %r = hop.cond %p(%a, %x) : !hop.tensor<[], i1>, (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32> then {
+  ^bb0(%y: !hop.tensor<[s0, 4], f32>, %z: !hop.tensor<[s0, 4], f32>):
+    %c = aten.add.Tensor(%z, %z) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
+    %e = aten.add.Tensor(%z, %z) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
+    %d = aten.mul.Tensor(%c, %e) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
     hop.yield %d : !hop.tensor<[s0, 4], f32>
   } else {
-  ^bb0(%y: !hop.tensor<[s0, 4], f32>):
+  ^bb0(%y: !hop.tensor<[s0, 4], f32>, %z: !hop.tensor<[s0, 4], f32>):
     hop.yield %y : !hop.tensor<[s0, 4], f32>
   }
   func.return %a, %b, %r : !hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>
@@ -21,8 +22,9 @@ func.func @reads_without_writes(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[s0, 4]
 // CHECK-SAME:    (%{{.*}}: !hop.tensor<[], i1>, %[[X:.*]]: !hop.tensor<[s0, 4], f32>)
 // CHECK-NEXT:    %[[A:.*]] = aten.add.Tensor(%[[X]], %[[X]])
 // CHECK-NEXT:    %[[R:.*]] = hop.cond
-// CHECK-NEXT:    ^{{.*}}(%[[Y:.*]]: !hop.tensor<[s0, 4], f32>):
-// CHECK-NEXT:      %[[D:.*]] = aten.mul.Tensor(%[[Y]], %[[A]])
+// CHECK-NEXT:    ^{{.*}}(%{{.*}}: !hop.tensor<[s0, 4], f32>, %[[Z:.*]]: !hop.tensor<[s0, 4], f32>):
+// CHECK-NEXT:      %[[C:.*]] = aten.add.Tensor(%[[Z]], %[[Z]])
+// CHECK-NEXT:      %[[D:.*]] = aten.mul.Tensor(%[[C]], %[[C]])
 // CHECK-NEXT:      hop.yield %[[D]]
 // CHECK:         func.return %[[A]], %[[A]], %[[R]]
 
@@ -33,11 +35,11 @@ hop.symbol @s0 backed [2, oo]
 func.func @sibling_regions(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32> {
   %r = hop.cond %p(%x) : !hop.tensor<[], i1>, (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32> then {
   ^bb0(%y: !hop.tensor<[s0, 4], f32>):
-    %c = aten.sin(%x) : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
+    %c = aten.sin(%y) : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
     hop.yield %c : !hop.tensor<[s0, 4], f32>
   } else {
   ^bb0(%y: !hop.tensor<[s0, 4], f32>):
-    %c = aten.sin(%x) : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
+    %c = aten.sin(%y) : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
     %e = aten.exp(%c) : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
     hop.yield %e : !hop.tensor<[s0, 4], f32>
   }
@@ -189,25 +191,50 @@ func.func @equal_hops(%x: !hop.tensor<[s0, 4], f32>) -> (!hop.tensor<[s0, 4], f3
 
 // -----
 
-// Pure ops merge across nested regions even where the module writes: the
-// shape-symbol ops inside the wrap reuse those outside it.
-hop.symbol @s0 backed [2, oo]
-func.func @pure_ops_in_regions(%x: !hop.tensor<[s0, 4], f32>) -> (!hop.tensor<[s0, 4], f32>, !hop.symint<2*s0>) {
-  %n = hop.sym_size %x[0] : !hop.tensor<[s0, 4], f32> -> !hop.symint<s0>
-  %r, %twice = hop.wrap(%x) : (!hop.tensor<[s0, 4], f32>) -> (!hop.tensor<[s0, 4], f32>, !hop.symint<2*s0>) {
-  ^bb0(%y: !hop.tensor<[s0, 4], f32>):
-    %m = aten.mul_.Scalar(%y) {other = 2 : i64} : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
-    %k = hop.sym_size %x[0] : !hop.tensor<[s0, 4], f32> -> !hop.symint<s0>
-    %d = hop.sym_add %k, %n : !hop.symint<s0>, !hop.symint<s0> -> !hop.symint<2*s0>
-    hop.yield %m, %d : !hop.tensor<[s0, 4], f32>, !hop.symint<2*s0>
+// Must not fire across a HOP region boundary (Note [cse keeps regions
+// isolated]): the sym_constant inside the wrap equals the one outside, but
+// reusing that would make the body read an outer value; the two inside merge.
+func.func @pure_ops_in_regions(%x: !hop.tensor<[4], f32>) -> (!hop.tensor<[4], f32>, !hop.symint<2>, !hop.symint<4>) {
+  %two = hop.sym_constant : !hop.symint<2>
+  %r, %four = hop.wrap(%x) : (!hop.tensor<[4], f32>) -> (!hop.tensor<[4], f32>, !hop.symint<4>) {
+  ^bb0(%y: !hop.tensor<[4], f32>):
+    %m = aten.mul_.Scalar(%y) {other = 2 : i64} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    %a = hop.sym_constant : !hop.symint<2>
+    %b = hop.sym_constant : !hop.symint<2>
+    %d = hop.sym_add %a, %b : !hop.symint<2>, !hop.symint<2> -> !hop.symint<4>
+    hop.yield %m, %d : !hop.tensor<[4], f32>, !hop.symint<4>
   }
-  func.return %r, %twice : !hop.tensor<[s0, 4], f32>, !hop.symint<2*s0>
+  func.return %r, %two, %four : !hop.tensor<[4], f32>, !hop.symint<2>, !hop.symint<4>
 }
 // CHECK-LABEL: func.func @pure_ops_in_regions
-// CHECK-NEXT:    %[[N:.*]] = hop.sym_size
-// CHECK:           aten.mul_.Scalar
-// CHECK-NEXT:      %[[D:.*]] = hop.sym_add %[[N]], %[[N]]
-// CHECK-NEXT:      hop.yield %{{.*}}, %[[D]]
+// CHECK-NEXT:    %[[TWO:.*]] = hop.sym_constant : !hop.symint<2>
+// CHECK-NEXT:    hop.wrap
+// CHECK-NEXT:    ^{{.*}}(%{{.*}}: !hop.tensor<[4], f32>):
+// CHECK-NEXT:      aten.mul_.Scalar
+// CHECK-NEXT:      %[[A:.*]] = hop.sym_constant : !hop.symint<2>
+// CHECK-NEXT:      hop.sym_add %[[A]], %[[A]]
+
+// -----
+
+// Must not fire across a HOP region boundary, for reads either: with no write
+// anywhere, the zeros inside the checkpoint stays apart from the equal one
+// outside (Note [cse keeps regions isolated]).
+func.func @reads_in_regions(%x: !hop.tensor<[4], f32>) -> (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) {
+  %z = aten.zeros() {size = [4]} : () -> !hop.tensor<[4], f32>
+  %r = hop.checkpoint(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+  ^bb0(%y: !hop.tensor<[4], f32>):
+    %w = aten.zeros() {size = [4]} : () -> !hop.tensor<[4], f32>
+    %s = aten.add.Tensor(%y, %w) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    hop.yield %s : !hop.tensor<[4], f32>
+  }
+  func.return %z, %r : !hop.tensor<[4], f32>, !hop.tensor<[4], f32>
+}
+// CHECK-LABEL: func.func @reads_in_regions
+// CHECK-NEXT:    aten.zeros
+// CHECK-NEXT:    hop.checkpoint
+// CHECK-NEXT:    ^{{.*}}(%[[Y:.*]]: !hop.tensor<[4], f32>):
+// CHECK-NEXT:      %[[W:.*]] = aten.zeros
+// CHECK-NEXT:      aten.add.Tensor(%[[Y]], %[[W]])
 
 // -----
 
