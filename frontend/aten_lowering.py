@@ -37,6 +37,7 @@ from hopc.frontend.errors import first_paragraph
 from hopc.frontend.functorch_grad import retarget_functorch_grad
 from hopc.frontend.kept_regions import keep_regions
 from hopc.frontend.locations import node_location
+from hopc.frontend.while_int_carries import tensor_int_carries
 from hopc.ir.diagnostics import HopcError
 
 
@@ -70,11 +71,13 @@ def lower_to_aten(graph_module: torch.fx.GraphModule, fake_inputs: Sequence[obje
     ``graph_module``'s wrap and checkpoint calls are retargeted in place
     (Note [kept regions]), and ``torch.func.grad`` regions are cut out
     (Note [functorch grad regions]); a ``cond`` predicate that is a
-    one-element tensor becomes a 0-d bool tensor (``cond_predicates``).
+    one-element tensor becomes a 0-d bool tensor (``cond_predicates``), and
+    ``while_loop`` carries ints as 0-d tensors (Note [int carries]).
     """
     keep_regions(graph_module)
     retarget_functorch_grad(graph_module)
     boolean_predicates(graph_module)
+    tensor_int_carries(graph_module)
 
     def run(*inputs: object) -> object:
         with torch.fx.traceback.preserve_node_meta():

@@ -369,8 +369,11 @@ class TensorType(Data[tuple[tuple[Dim, ...], Attribute]], TypeAttribute):
             raise VerifyException(f"!hop.tensor has unsupported element type {self.element_type}")
 
 
-class _ExpressionData(Data[Dim]):
-    """Shared parsing and printing of ``<expression>`` bodies."""
+class ExpressionData(Data[Dim]):
+    """The base of every type or attribute whose body is one expression: ``<s0*2>``.
+
+    Shared parsing and printing; ``hopc.ir.symbol_uses`` finds symbols through it.
+    """
 
     def __init__(self, value: Dim):
         super().__init__(value if isinstance(value, int) else canonical_dim(value))
@@ -391,7 +394,7 @@ class _ExpressionData(Data[Dim]):
 
 
 @irdl_attr_definition
-class SymIntType(_ExpressionData, TypeAttribute):
+class SymIntType(ExpressionData, TypeAttribute):
     """An integer whose value is the expression in its type: ``!hop.symint<s0*2>``.
 
     Invariant: the expression mentions no float.
@@ -406,7 +409,7 @@ class SymIntType(_ExpressionData, TypeAttribute):
 
 
 @irdl_attr_definition
-class SymFloatType(_ExpressionData, TypeAttribute):
+class SymFloatType(ExpressionData, TypeAttribute):
     """A float whose value is the expression in its type: ``!hop.symfloat<sqrt(s0)>``.
 
     Invariant: the expression is float-valued (``float(s0)``, not ``s0``), so
@@ -422,14 +425,14 @@ class SymFloatType(_ExpressionData, TypeAttribute):
 
 
 @irdl_attr_definition
-class SymBoolType(_ExpressionData, TypeAttribute):
+class SymBoolType(ExpressionData, TypeAttribute):
     """A boolean whose value is the expression in its type: ``!hop.symbool<Ge(u0, 2)>``."""
 
     name = "hop.symbool"
 
 
 @irdl_attr_definition
-class ExprAttr(_ExpressionData):
+class ExprAttr(ExpressionData):
     """A symbolic number argument of an op: ``#hop.expr<s0 // 4>``, ``#hop.expr<sqrt(s0)>``."""
 
     name = "hop.expr"
@@ -462,6 +465,6 @@ def free_symbols_of_types(types: Sequence[Attribute]) -> frozenset[str]:
     """Shape symbols mentioned by any of ``types``."""
     names: set[str] = set()
     for type_ in types:
-        if isinstance(type_, (TensorType, _ExpressionData)):
+        if isinstance(type_, (TensorType, ExpressionData)):
             names |= type_.free_symbols()
     return frozenset(names)

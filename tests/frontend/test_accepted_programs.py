@@ -9,6 +9,7 @@ import pytest
 import torch
 from frontend_harness import check_compile
 from torch._higher_order_ops.scan import scan
+from torch._higher_order_ops.while_loop import while_loop
 
 import hopc
 from hopc.backend.runtime import module_call
@@ -146,3 +147,54 @@ def test_cond_on_an_integer_tensor_captured():
     module = hopc.capture(lambda x, flag: torch.cond(flag, torch.sin, torch.cos, (x,)),
                           (torch.randn(3), torch.tensor([2])))
     assert "aten.ne.Scalar" in str(module) and "aten.reshape" in str(module)
+
+
+# --------------------------------------------------- item 6: while_loop int carries
+
+
+def test_while_loop_carrying_a_python_int():
+    def program(x):
+        return while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x + 1), (0, x))
+
+    compiled = check_compile(program, [(torch.randn(3),), (torch.randn(5),), (torch.randn(6),)])
+    count, _ = compiled(torch.randn(4))
+    assert type(count) is int and count == 3
+
+
+def test_while_loop_int_carries_inside_pytrees():
+    def program(x):
+        def body(state):
+            return ({"step": state["step"] + 1, "x": state["x"] * 2, "pair": (state["pair"][1],
+                                                                             state["pair"][0])},)
+        return while_loop(lambda state: state["step"] < 4, body,
+                          ({"step": 1, "x": x, "pair": (2, 5)},))
+
+    check_compile(program, [(torch.randn(3),), (torch.randn(5),)])
+
+
+def test_while_loop_returning_constants_and_int_carries():
+    def program(x, limit):
+        def body(i, k, x):
+            return i + 1, 7, x + i
+        i, k, y = while_loop(lambda i, k, x: i < limit, body, (0, 7, x))
+        return i, k, y, 5
+
+    check_compile(program, [(torch.randn(2), 3), (torch.randn(4), 5), (torch.randn(6), 0)])
+
+
+def test_while_loop_int_carry_used_as_a_size():
+    def program(x):
+        def body(i, total):
+            return i + 1, total + x[:i].sum()
+        return while_loop(lambda i, total: i < x.shape[0], body, (1, torch.zeros(())))
+
+    check_compile(program, [(torch.randn(3),), (torch.randn(5),), (torch.randn(8),)])
+
+
+def test_while_loop_carry_changing_size_is_refused_as_pytorch_does():
+    def program(x):
+        return while_loop(lambda x: x.sum() < 100, lambda x: (torch.cat([x, x]),), (x,))
+
+    with pytest.raises(HopcError, match="same metadata") as failure:
+        hopc.compile(program)(torch.ones(2))
+    assert failure.value.location.file == __file__
