@@ -21,19 +21,24 @@ from xdsl.rewriter import InsertPoint
 
 from hopc.dialects.hop import (
     SYM_BINARY_OPS,
+    SYM_SCALAR_OPS,
     AssertOp,
     CondOp,
     SymConstantOp,
     SymSizeOp,
     WhileOp,
 )
-from hopc.ir.types import SymBoolType, SymIntType
+from hopc.dialects.hop_symbols import float_literal
+from hopc.ir.types import SymBoolType, SymFloatType, SymIntType
 
 
-def constant_value(type_: Attribute) -> int | bool | None:
-    """The value a ``!hop.symint``/``!hop.symbool`` type fixes, or None if it is symbolic."""
+def constant_value(type_: Attribute) -> int | float | bool | None:
+    """The value a ``!hop.symint``/``!hop.symfloat``/``!hop.symbool`` type fixes, or None if
+    it is symbolic."""
     if isinstance(type_, SymIntType) and isinstance(type_.value, int):
         return type_.value
+    if isinstance(type_, SymFloatType):
+        return float_literal(type_.value)
     if isinstance(type_, SymBoolType) and type_.value in ("True", "False"):
         return type_.value == "True"
     return None
@@ -62,10 +67,10 @@ def _same_region(first: Region, second: Region) -> bool:
 
 
 class FoldConstantSymbolic(RewritePattern):
-    """``sym_op(...) : !hop.symint<4>`` -> ``hop.sym_constant : !hop.symint<4>`` (also symbool)."""
+    """``sym_op(...) : !hop.symint<4>`` -> ``hop.sym_constant : !hop.symint<4>`` (also symbool, symfloat)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, (SymSizeOp, *SYM_BINARY_OPS)):
+        if not isinstance(op, (SymSizeOp, *SYM_BINARY_OPS, *SYM_SCALAR_OPS)):
             return
         if constant_value(op.result.type) is None:
             return
