@@ -133,7 +133,7 @@ class OpTracer:
         with traced_scope(shapes, schema.op_name, location, self.limits):
             args, kwargs = call_arguments(schema, shapes, operand_types, properties, nones, flags)
             output = overload_of(schema)(*args, **kwargs)
-        types = types_of(shapes, output)
+        types = types_of(shapes, output, schema.op_name, location)
         check_result_count(schema.op_name, len(types), self.limits, location)
         if any(t is None for t in types):
             raise HopcError(f"{schema.op_name}: a result is None, which has no IR type", location)

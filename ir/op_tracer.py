@@ -229,18 +229,26 @@ def check_device(what: str, device: str, location: Location | None) -> None:
                         f"device '{device}'; hopc traces ops on the CPU only", location)
 
 
-def types_of(shapes: FakeShapes, output: object) -> list[Attribute | None]:
-    """The IR types of a traced output, flattened; ``None`` for an output that is None."""
+def types_of(shapes: FakeShapes, output: object, what: str,
+             location: Location | None) -> list[Attribute | None]:
+    """The IR types of a traced output, flattened; ``None`` for an output that is None.
+
+    A located HopcError naming ``what`` for a value the IR cannot type (a
+    ``complex32`` tensor, a float, a size it cannot write).
+    """
     types: list[Attribute | None] = []
     for leaf in pytree.tree_leaves(output, is_leaf=lambda x: x is None):
-        if leaf is None:
-            types.append(None)
-        elif isinstance(leaf, torch.Tensor):
-            types.append(shapes.tensor_type(leaf))
-        elif isinstance(leaf, torch.SymInt | int) and not isinstance(leaf, bool):
-            types.append(SymIntType(shapes.dim(leaf)))
-        else:
-            raise HopcError(f"cannot give a type to a result of kind {type(leaf).__name__}")
+        try:
+            if leaf is None:
+                types.append(None)
+            elif isinstance(leaf, torch.Tensor):
+                types.append(shapes.tensor_type(leaf))
+            elif isinstance(leaf, torch.SymInt | int) and not isinstance(leaf, bool):
+                types.append(SymIntType(shapes.dim(leaf)))
+            else:
+                raise ValueError(f"a result of kind {type(leaf).__name__} has no IR type")
+        except ValueError as error:
+            raise HopcError(f"{what}: {error}", location) from None
     return types
 
 
@@ -277,6 +285,6 @@ def trace(fn: Callable[..., object], operand_types: Sequence[TensorType], *, wha
     output = graph.graph.output_node().args[0]
     values = pytree.tree_map(lambda n: n.meta.get("val") if isinstance(n, torch.fx.Node) else n,
                              output)
-    result_types = types_of(shapes, values)
+    result_types = types_of(shapes, values, what, location)
     check_result_count(what, len(result_types), limits, location)
     return TracedFunction(graph, result_types, shapes)

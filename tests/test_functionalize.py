@@ -28,7 +28,6 @@ from hopc.ir.torch_values import dtype_of, evaluate_dim
 from hopc.ir.types import DTYPES, TensorType, dim_symbols
 from hopc.ir.verify import verify_module
 from hopc.passes.functionalize import FunctionalizePass
-from hopc.passes.functionalize.mutation import promote_types, result_type
 from hopc.passes.verify_functional import verify_functional
 
 LIT = Path(__file__).resolve().parent.parent / "lit_tests" / "passes" / "functionalize.mlir"
@@ -170,29 +169,6 @@ def test_verify_functional_rejects_views() -> None:
 def test_functional_form(name: str, functional: str | None) -> None:
     found = functional_variant(lookup(name))
     assert (found.op_name if found else None) == functional
-
-
-_NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-          "float32", "float64", "complex64", "complex128"]
-
-
-def test_promote_types_matches_torch() -> None:
-    for a, b in itertools.product(_NAMES, repeat=2):
-        expected = torch.promote_types(getattr(torch, a), getattr(torch, b))
-        assert promote_types(a, b) == str(expected).removeprefix("torch."), (a, b)
-
-
-def test_result_type_matches_torch() -> None:
-    for a, b in itertools.product(_NAMES, repeat=2):
-        for rank_a, rank_b in ((1, 1), (1, 0), (0, 1), (0, 0)):
-            tensors = [torch.zeros([2] * rank_a, dtype=getattr(torch, a)),
-                       torch.zeros([2] * rank_b, dtype=getattr(torch, b))]
-            types = [TensorType([2] * rank_a, DTYPES[a]), TensorType([2] * rank_b, DTYPES[b])]
-            try:
-                expected = str(torch.result_type(*tensors)).removeprefix("torch.")
-            except RuntimeError:  # no complex type of bfloat16
-                continue
-            assert result_type(types) == expected, (a, rank_a, b, rank_b)
 
 
 _VIEW_CHAINS = {

@@ -9,7 +9,9 @@ mutated arguments, in order.
 
 An in-place op keeps its ``self``'s dtype: when type promotion makes the
 functional result wider (``f32.add_(f64)``), a ``_to_copy`` casts it back, as
-PyTorch's own functionalization copies the result into ``self``.
+PyTorch's own functionalization copies the result into ``self``. The
+functional op's types come from the tracer (``build_aten_from_groups``); an
+``out=`` op's from its ``out`` arguments, which it resizes.
 """
 
 from __future__ import annotations
@@ -18,17 +20,11 @@ from xdsl.ir import Attribute, SSAValue
 
 from hopc.dialects import aten_schema
 from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_builders import build_aten_from_groups
 from hopc.dialects.aten_schema import Schema
 from hopc.ir.diagnostics import op_error
-from hopc.ir.types import DTYPES, TensorType
 from hopc.passes.functionalize.aliases import AliasState
 from hopc.passes.functionalize.views import build
-
-_NOT_PROMOTING = frozenset({"aten.copy", "aten.index_put", "aten.index_copy", "aten.masked_scatter",
-                            "aten.scatter.src", "aten.scatter.value", "aten.scatter_add",
-                            "aten.scatter.reduce", "aten.scatter.value_reduce",
-                            "aten.scatter_reduce.two"})
-"""Functional forms whose result has ``self``'s dtype whatever their other operands'."""
 
 VALUE_PRESERVING_IN_PLACE = frozenset({"aten.detach_"})
 """In-place ops that change only autograd metadata: functionally, their result is ``self``."""
@@ -51,9 +47,10 @@ def functionalize_mutation(state: AliasState, op: AtenOp) -> None:
     names = {a.name for a in functional.attribute_arguments}
     properties = {k: v for k, v in op.properties.items()
                   if k in names or k.removesuffix("_nones") in names}
-    promoted = _promoted_types(functional, groups, result_types) if not schema.is_out_variant \
-        else result_types
-    new = build(functional.op_name, groups, properties, promoted, op)
+    if schema.is_out_variant:
+        new = build(functional.op_name, groups, properties, result_types, op)
+    else:
+        new = build_aten_from_groups(functional.op_name, groups, properties, origin=op)
     state.insert(new)
     new_values = list(new.results)
     for value, result in zip(new_values, op.results):
@@ -84,76 +81,3 @@ def _result_types(op: AtenOp, functional: Schema, mutated: list[SSAValue]) -> li
     if op.SCHEMA.is_out_variant and len(op.results) == len(mutated):
         return [r.type for r in op.results]
     return [v.type for v in mutated]
-
-
-# --------------------------------------------------------------------------- type promotion
-
-_CATEGORY = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1, "int64": 1,
-             "float16": 2, "bfloat16": 2, "float32": 2, "float64": 2,
-             "complex64": 3, "complex128": 3}
-_WIDTH = {"bool": 1, "uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64,
-          "float16": 16, "bfloat16": 16, "float32": 32, "float64": 64,
-          "complex64": 64, "complex128": 128}
-
-
-def promote_types(a: str, b: str) -> str:
-    """``torch.promote_types`` on dtype names."""
-    if a == b:
-        return a
-    if _CATEGORY[a] < _CATEGORY[b]:
-        a, b = b, a
-    if _CATEGORY[a] != _CATEGORY[b]:
-        if a == "complex64" and b == "float64":
-            return "complex128"
-        return a
-    if {a, b} == {"uint8", "int8"}:
-        return "int16"
-    if {a, b} == {"float16", "bfloat16"}:
-        return "float32"
-    return a if _WIDTH[a] >= _WIDTH[b] else b
-
-
-_COMPLEX_OF = {"float16": "complex32", "bfloat16": "complex64", "float32": "complex64",
-               "float64": "complex128"}
-
-
-def _combine_categories(higher: str | None, lower: str | None) -> str | None:
-    """c10's ``combine_categories``: ``higher`` wins unless ``lower`` is of a higher category."""
-    if higher is None:
-        return lower
-    if lower is None or _CATEGORY[higher] == 3:
-        return higher
-    if _CATEGORY[lower] == 3:
-        return _COMPLEX_OF.get(higher, lower) if _CATEGORY[higher] == 2 else lower
-    if _CATEGORY[higher] == 2:
-        return higher
-    if higher == "bool" or _CATEGORY[lower] == 2:
-        return promote_types(higher, lower)
-    return higher
-
-
-def result_type(types: list[TensorType]) -> str:
-    """``torch.result_type`` of tensors: dimensioned ones first, then 0-d ones of a higher category."""
-    dimensioned = zero_dim = None
-    for t in types:
-        if t.rank:
-            dimensioned = t.dtype_name if dimensioned is None else promote_types(dimensioned, t.dtype_name)
-        else:
-            zero_dim = t.dtype_name if zero_dim is None else promote_types(zero_dim, t.dtype_name)
-    return _combine_categories(dimensioned, zero_dim)
-
-
-def _promoted_types(functional: Schema, groups: list[list[SSAValue]],
-                    result_types: list[Attribute]) -> list[Attribute]:
-    """The functional op's result types under type promotion of its single tensor operands."""
-    if functional.op_name in _NOT_PROMOTING or len(result_types) != 1:
-        return result_types
-    wanted = result_types[0]
-    tensors = [g[0].type for arg, g in zip(functional.operand_arguments, groups)
-               if arg.is_tensor and len(g) == 1 and isinstance(g[0].type, TensorType)]
-    if not isinstance(wanted, TensorType) or len(tensors) < 2:
-        return result_types
-    promoted = result_type(tensors)
-    if promoted == wanted.dtype_name or promoted not in DTYPES:
-        return result_types
-    return [TensorType(wanted.shape, DTYPES[promoted])]

@@ -20,7 +20,9 @@ buffer's update is copied back). ``aten.native_batch_norm`` maps the same way
 located error.
 
 Result types follow PyTorch's CPU kernel: the saved statistics have the
-running statistics' element type and the channel count ``x.shape[1]``.
+running statistics' element type and the channel count ``x.shape[1]``. They
+are not traced (``hopc.dialects.aten_builders``): the meta kernel gives the
+saved statistics ``x``'s element type, which differs under mixed precision.
 """
 
 from __future__ import annotations
