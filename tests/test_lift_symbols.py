@@ -23,6 +23,7 @@ from hopc.ir.diagnostics import HopcError
 from hopc.ir.parse import parse_module
 from hopc.ir.verify import verify_module
 from hopc.passes.lift_symbols import LiftSymbolsPass
+from hopc.passes.verify_isolated import VerifyIsolatedPass
 from hopc.passes.verify_symbol_closed import VerifySymbolClosedPass
 
 LIT_CASES = Path(__file__).parent.parent / "lit_tests" / "passes" / "lift_symbols.mlir"
@@ -43,8 +44,10 @@ def _lift(module: ModuleOp) -> None:
 
 
 def _is_closed(module: ModuleOp) -> bool:
+    """Symbol-closed and isolated: what lift-symbols establishes (Note [captured sizes])."""
     try:
         VerifySymbolClosedPass().apply(CONTEXT, module)
+        VerifyIsolatedPass().apply(CONTEXT, module)
     except HopcError:
         return False
     return True

@@ -1,5 +1,5 @@
 // RUN: hopc-opt %s --lift-symbols --split-input-file | filecheck %s
-// RUN: hopc-opt %s --lift-symbols --lift-symbols --verify-symbol-closed --split-input-file | filecheck %s
+// RUN: hopc-opt %s --lift-symbols --lift-symbols --verify-symbol-closed --verify-isolated --split-input-file | filecheck %s
 
 // Lifted argument order: Note [lifted symbol ordering]; binding rules:
 // Note [where a symbol is bound] (passes/lift_symbols_analysis.py).
@@ -452,6 +452,33 @@ func.func @captured_compound(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[s0], f32>
     hop.yield %a : !hop.tensor<[s0], f32>
   }
   func.return %r : !hop.tensor<[s0], f32>
+}
+
+// -----
+
+// A captured tensor is lifted as a value of its own, one level at a time, so
+// every region is isolated (Note [isolated regions]).
+// CHECK-LABEL: func.func @captured_tensor
+// CHECK-SAME:    (%[[X:.*]]: !hop.tensor<[4], f32>)
+// CHECK-NEXT:    %[[S:.*]] = aten.sin(%[[X]])
+// CHECK-NEXT:    hop.wrap(%[[X]], %[[S]]) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>)
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: !hop.tensor<[4], f32>, %[[S1:.*]]: !hop.tensor<[4], f32>):
+// CHECK-NEXT:      hop.checkpoint(%[[A]], %[[S1]])
+// CHECK-NEXT:      ^bb0(%[[B:.*]]: !hop.tensor<[4], f32>, %[[S2:.*]]: !hop.tensor<[4], f32>):
+// CHECK-NEXT:        aten.add.Tensor(%[[B]], %[[S2]])
+
+func.func @captured_tensor(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+  %s = aten.sin(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  %r = hop.wrap(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+  ^bb0(%a: !hop.tensor<[4], f32>):
+    %q = hop.checkpoint(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+    ^bb0(%b: !hop.tensor<[4], f32>):
+      %t = aten.add.Tensor(%b, %s) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+      hop.yield %t : !hop.tensor<[4], f32>
+    }
+    hop.yield %q : !hop.tensor<[4], f32>
+  }
+  func.return %r : !hop.tensor<[4], f32>
 }
 
 // -----
