@@ -1,10 +1,14 @@
 """The ``hop`` dialect: PyTorch's higher-order ops as regions, shape symbols, module structure.
 
-Region ops take every tensor their body reads as an explicit operand, as
+Region ops take every value their body reads as an explicit operand, as
 PyTorch's HOP subgraphs do: the body's block arguments mirror the operands, and
 ``hop.yield`` returns the body's results. At the captured level a body may
-still mention outer shape symbols by name in its types; ``lift-symbols`` makes
-them block arguments.
+still mention outer shape symbols by name in its types, and a hand-written or
+generated one may read outer values directly; ``lift-symbols`` makes both
+operands, and from then on every region is isolated (Note [isolated regions]
+in ``hopc.dialects.hop_interface``, which the frontend's output meets already).
+What a pass needs to know about a HOP's regions comes from its
+``HopRegionInterface``.
 
 Symbols: the shape-symbol ops (``hop.symbol``, ``hop.sym_size``, the
 ``hop.sym_*`` arithmetic, ``hop.item``, ``hop.assert``) live in
@@ -359,12 +363,19 @@ class WhileOp(IRDLOperation):
     """``torch._higher_order_ops.while_loop``: iterates a body while a condition holds.
 
         def while_loop(cond_body, body, carried, additional):
+            if not cond_body(*carried, *additional):
+                return [c if body yields its argument k itself else c.clone()
+                        for k, c in enumerate(carried)]
             while cond_body(*carried, *additional):
                 carried = body(*carried, *additional)
             return carried
 
     Both regions take the carried values then the additional (loop-invariant)
     ones; ``cond`` yields one scalar boolean, ``body`` yields the carried types.
+    A result is a new tensor, as PyTorch's ``while_loop`` returns, also when
+    the loop runs no iteration (a copy of the operand), except where the body
+    yields its carried argument itself (``yields_own_argument``): that result
+    is the operand, changed in place by the body.
     Example (``additional(...)`` and its types are left out when there are none;
     an empty ``additional() : ..., cond`` still parses)::
 
@@ -401,6 +412,12 @@ class WhileOp(IRDLOperation):
         super().__init__(operands=[carried, additional],
                          result_types=[[v.type for v in carried]],
                          regions=[cond_region, body_region])
+
+    def yields_own_argument(self) -> list[bool]:
+        """Per carried value k: whether the body yields its block argument k itself."""
+        block = self.body_region.block
+        yielded = _yield_of(self.body_region).values
+        return [value is argument for value, argument in zip(yielded, block.args, strict=False)]
 
     def verify_(self) -> None:
         carried_types = [v.type for v in self.carried]

@@ -27,18 +27,28 @@ which operands a body may change in place before functionalization
 
 Note [isolated regions]
 ~~~~~~~~~~~~~~~~~~~~~~~
-Every HOP region takes every SSA value it reads as an operand, at every level
-and after every pass, as PyTorch's HOP subgraphs do: no op inside a region of
-a HOP uses a value defined outside that region (``!hop.symint`` and
-``!hop.symbool`` values included). Shape symbols are names in types, not SSA
+A region is isolated when no op inside it (at any depth) uses a value
+defined outside it, ``!hop.symint`` and ``!hop.symbool`` values included, as
+PyTorch's HOP subgraphs are. Shape symbols are names in types, not SSA
 values: a region may mention an outer symbol by name until ``lift-symbols``
-binds it (Note [where a symbol is bound] in ``lift_symbols_analysis``). The
-frontend produces isolated regions (PyTorch lifts a subgraph's free values
-into operands), so the verifier holds every level to the rule; a
-hand-written module that captures is rejected with the captured value and
-the HOP named. Passes keep it: ``cse`` does not merge an op with one outside
-the HOP region that holds it, and canonicalization inlines a region only
-into the block that fed its arguments.
+binds it (Note [where a symbol is bound] in ``lift_symbols_analysis``).
+
+The rule, decided from the evidence: the frontend always produces isolated
+regions (PyTorch lifts a subgraph's free values into operands; every program
+of ``tests/frontend`` captures isolated). Hand-written and generated
+captured-level modules may still read outer values in a region (the
+functionalize and lift-symbols tests and the random program generators do,
+to exercise mutation of captured storages and captured sizes), so the op
+verifier accepts them at the captured and functional levels; functionalize
+routes the storages that a region changes through operands
+(``functionalize/captures.py``) and ``lift-symbols`` lifts every other
+captured value (Note [captured sizes]). From ``lift-symbols`` on every region
+is isolated: ``--verify-isolated`` checks it, with the reading op located and
+the captured value and the HOP named, and ``run_pipeline`` checks it after
+every later stage. Passes keep it: ``cse`` never replaces an op in a HOP
+region by one outside it (Note [cse keeps regions isolated]), ``dce`` only
+removes, and canonicalization inlines a region only into the block that
+holds its HOP, binding its block arguments to the HOP's operands.
 """
 
 from __future__ import annotations
