@@ -4,8 +4,10 @@
 with Dynamo configured to keep what hopc captures: ``.item()`` and
 data-dependent output sizes stay in the graph (unbacked symbols) rather than
 breaking it, a ``nested_compile_region`` called once stays a region, and a
-Python float stays a constant of the graph (a new value recompiles; hopc has no
-symbolic floats), where an int that changes becomes a ``!hop.symint`` input.
+Python float argument stays a constant of the graph (a new value recompiles),
+where an int that changes becomes a ``!hop.symint`` input. Floats computed
+from sizes or read from data (``math.sqrt(x.size(-1))``, a float ``.item()``)
+are symbolic, ``!hop.symfloat`` (Note [float expressions]).
 Dynamo guards each compiled graph (shapes, dtypes, devices, requires_grad,
 Python scalars) and recompiles when a guard fails; after a size changes it
 recompiles once with that size symbolic, so one module serves every size

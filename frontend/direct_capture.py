@@ -20,7 +20,7 @@ Dynamo, in three cases:
   trace, by one that raises ``NeedsDynamo`` (``_hop_entry_points``); so is
   the entry to a ``torch.func.grad`` or ``jvp`` level, whose functorch
   wrappers the direct trace cannot see (Note [functorch grad regions]);
-- the trace fails (data-dependent control flow, a float ``.item()``, a bug in
+- the trace fails (data-dependent control flow, a bug in
   the program): Dynamo reports the construct at the user's line;
 - the trace made a shape symbol (an unbacked size from ``.item()`` or
   ``nonzero``): Dynamo's route records its constraints as runtime asserts.

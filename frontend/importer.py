@@ -286,5 +286,19 @@ class GraphImporter(RegionImports):
             if not isinstance(operand.type, SymIntType | SymFloatType):
                 raise unsupported(node, f"{node.target.__name__} on {operand.type}")
         if op_class is hop.SymPowOp and not isinstance(node.meta.get("val"), torch.SymFloat):
-            raise unsupported(node, "** with an integer result on symbolic integers")
+            self._import_integer_power(node, operands[0])
+            return
         self._define(node, op_class(*operands))
+
+    def _import_integer_power(self, node: torch.fx.Node, base: SSAValue) -> None:
+        """``n ** k`` of a symbolic integer by a literal ``k >= 1``: ``k - 1`` products."""
+        exponent = node.args[1]
+        if isinstance(exponent, bool) or not isinstance(exponent, int) or exponent < 1:
+            raise unsupported(node, "** of a symbolic integer by anything but a positive literal")
+        power = base
+        for _ in range(exponent - 1):
+            product = hop.SymMulOp(power, base)
+            self._add(product, node)
+            power = product.result
+            power.name_hint = node.name
+        self.values[node] = power

@@ -3,6 +3,7 @@
 
 import torch
 from lit_helpers import run_printing_errors
+from torch.export import Dim
 
 import hopc
 
@@ -19,14 +20,14 @@ def data_dependent_python_branch():
     hopc.capture(program, (torch.randn(3),))
 
 
-# CHECK-LABEL: TEST: floating_point_item
+# CHECK-LABEL: TEST: power_by_a_symbolic_integer
 @run_printing_errors
-def floating_point_item():
+def power_by_a_symbolic_integer():
     def program(x):
-        return x * x.sum().item()
-        # CHECK: errors.py:[[# @LINE - 1]]:{{[0-9]+}}: error: unsupported: .item() of a value that is not a fresh symbolic integer
+        return x * 2 ** x.size(0)
+        # CHECK: errors.py:[[# @LINE - 1]]:{{[0-9]+}}: error: unsupported: ** of a symbolic integer by anything but a positive literal
 
-    hopc.capture(program, (torch.randn(3),))
+    hopc.capture(program, (torch.randn(3),), dynamic_shapes=({0: Dim("n")},))
 
 
 # CHECK-LABEL: TEST: autocast_region

@@ -12,8 +12,8 @@ from hopc.frontend.locations import node_location
 from hopc.ir.diagnostics import HopcError, location_of
 
 
-def float_item(x):
-    return x * x.sum().item()
+def complex_item(x):
+    return x * x.to(torch.complex64).sum().item().real
 
 
 def python_branch_on_data(x):
@@ -32,7 +32,7 @@ def aliasing_branch(x):
 
 
 @pytest.mark.parametrize(("program", "line_text", "message"), [
-    (float_item, "return x * x.sum().item()", ".item()"),
+    (complex_item, "return x * x.to(torch.complex64).sum().item().real", "item"),
     (python_branch_on_data, "if x.sum() > 0:", "Data-dependent branching"),
     (autocast, "return x @ x", "torch.autocast"),
     (aliasing_branch, "return torch.cond(", "aliasing"),

@@ -79,9 +79,9 @@ def test_bool_item_chooses_a_branch(use_cond):
     check_compile(program, [(torch.randn(4), torch.full((4,), sign)) for sign in signs])
 
 
-def test_true_division_and_float_power_of_sizes(backend_calls):
+def test_true_division_and_powers_of_sizes(backend_calls):
     def program(x):
-        return x * (x.size(0) / 2) + x.size(0) ** 0.5 - x.size(1) / x.size(0)
+        return x * (x.size(0) / 2) + x.size(0) ** 0.5 - x.size(1) / x.size(0) + x.size(0) ** 2
 
     check_compile(program, [(torch.randn(n, n + 1),) for n in (3, 4, 5, 7)])
     assert len(backend_calls) == 2
