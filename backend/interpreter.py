@@ -97,26 +97,30 @@ def run_module(module: ModuleOp, args: Sequence[object], *,
     ``function`` is an entry kind (``"backward"``: the function a
     ``hop.entry backward`` names) or a function's symbol name; by default the
     forward entry, which in a module without ``hop.entry`` ops is its single
-    public ``func.func`` (Note [entry signature]). A name that is both an entry
-    kind of the module and a symbol means the entry. ``args`` has one value
-    per argument (parameters, buffers, saved values and cotangents included):
-    a tensor for a tensor argument, an int for a ``!hop.symint`` one.
-    Mutations of the tensors are visible to the caller.
+    public ``func.func`` (Note [entry signature]). A name that is an entry
+    kind of the module and the symbol of another function is an error.
+    ``args`` has one value per argument (parameters, buffers, saved values
+    and cotangents included): a tensor for a tensor argument, an int for a
+    ``!hop.symint`` one. Mutations of the tensors are visible to the caller.
     """
     entry = _entry_function(module, function)
     return run_region(entry.body, list(args), Frame(ChainMap(), ChainMap()), entry)
 
 
 def _entry_function(module: ModuleOp, name: str | None) -> FuncOp:
-    declared_kinds = {op.kind.data for op in module.ops if isinstance(op, EntryOp)}
-    if name is None or name in declared_kinds:
-        return entry_function(module, name or "forward")
-    named = [op for op in module.ops if isinstance(op, FuncOp) and op.sym_name.data == name]
-    if named:
-        return named[0]
-    if name in ENTRY_KIND_BY_NAME:  # the implicit forward, or the located error that there is none
-        return entry_function(module, name)
-    raise interpreter_error(module, f"has no entry kind or func.func named {name!r}")
+    if name is None:
+        return entry_function(module)
+    found = [op for op in module.ops if isinstance(op, FuncOp) and op.sym_name.data == name]
+    kinds = {op.kind.data for op in module.ops if isinstance(op, EntryOp)} or {"forward"}
+    if name in kinds or (name in ENTRY_KIND_BY_NAME and not found):
+        entry = entry_function(module, name)  # a located error when the module has no such entry
+        found = [entry, *(op for op in found if op is not entry)]
+    if not found:
+        raise interpreter_error(module, f"has no entry kind or func.func named {name!r}")
+    if len(found) > 1:
+        raise interpreter_error(module, f"has two functions called {name!r}: its {name} entry "
+                                        f"@{found[0].sym_name.data}, and @{name}")
+    return found[0]
 
 
 def run_region(region: Region, args: list[object], frame: Frame,

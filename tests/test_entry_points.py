@@ -144,3 +144,12 @@ def test_an_entry_naming_no_function_is_located_without_verification():
     with pytest.raises(HopcError, match="'hop.entry' op forward names @nowhere, which is not a func.func") as caught:
         run_module(module, [])
     assert caught.value.location.line == 5
+
+
+def test_a_kind_that_is_also_another_functions_name_is_an_error():
+    module = parsed(SQUARE.replace("@forward", "@square").replace("func.func @backward", """func.func private @forward() {
+  func.return
+}
+func.func @backward"""))
+    with pytest.raises(HopcError, match="has two functions called 'forward': its forward entry @square, and @forward"):
+        run_module(module, [torch.randn(4)], function="forward")
