@@ -18,8 +18,7 @@ Merging two equal reads is therefore legal only where nothing can write:
 
 - if no op of the module writes (no ATen op with a ``MemoryWriteEffect``, i.e.
   in-place, ``out=`` or random; no op of unknown effects; ``hop.assert``
-  writes no tensor, and a ``hop.invoke_subgraph`` writes what its subgraph's
-  body, also in the module, writes), ops whose only effect is reading are
+  writes no tensor; a ``hop.invoke_subgraph`` has its subgraph's effects), ops whose only effect is reading are
   treated as pure: merged within a region (Note [cse keeps regions isolated]);
 - otherwise only pure ops (shape-symbol ops, ``hop.sym_constant``, regions of
   pure ops) are merged. xDSL's rule for reads, "no write between the two in
@@ -47,14 +46,14 @@ from xdsl.traits import (
 from xdsl.transforms.common_subexpression_elimination import CSEDriver, KnownOps
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
-from hopc.dialects.hop import AssertOp, InvokeSubgraphOp
+from hopc.dialects.hop import AssertOp
 from hopc.dialects.hop_interface import hop_interface
 from hopc.passes.dce_liveness import introduced_symbols, unbacked_symbols
 
 
 def writes_tensors(op: Operation) -> bool:
     """Whether ``op`` itself may mutate a tensor (the ops nested in it are asked on their own)."""
-    if isinstance(op, AssertOp | InvokeSubgraphOp | ModuleOp | FuncOp):
+    if isinstance(op, AssertOp | ModuleOp | FuncOp):
         return False
     if op.has_trait(IsTerminator) or op.has_trait(RecursiveMemoryEffect):
         return False

@@ -260,3 +260,24 @@ func.func @batch_norm_eval(%x: !hop.tensor<[2, 3], f32>, %mean: !hop.tensor<[3],
 // CHECK-LABEL: func.func @batch_norm_eval
 // CHECK-NEXT:    %[[A:.*]] = aten.batch_norm
 // CHECK-NEXT:    func.return %[[A]], %[[A]]
+
+// -----
+
+// Must not fire: a call of a subgraph that writes is a write of the module
+// (the call has its subgraph's effects), so equal reads stay apart.
+hop.subgraph @writes {
+^bb0(%a: !hop.tensor<[4], f32>):
+  %m = aten.mul_.Scalar(%a) {other = 2 : i64} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  hop.yield %m : !hop.tensor<[4], f32>
+}
+func.func @write_in_a_call(%x: !hop.tensor<[4], f32>) -> (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) {
+  %a = aten.cos(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  %b = aten.cos(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  %w = hop.invoke_subgraph @writes(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  func.return %a, %b : !hop.tensor<[4], f32>, !hop.tensor<[4], f32>
+}
+// CHECK-LABEL: func.func @write_in_a_call
+// CHECK-NEXT:    %[[A:.*]] = aten.cos
+// CHECK-NEXT:    %[[B:.*]] = aten.cos
+// CHECK-NEXT:    hop.invoke_subgraph @writes
+// CHECK-NEXT:    func.return %[[A]], %[[B]]
