@@ -29,7 +29,7 @@ from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv
 
 from hopc.ir import symbolic, symbolic_float
 from hopc.ir.torch_values import dtype_of
-from hopc.ir.types import Dim, TensorType, canonical_dim
+from hopc.ir.types import Dim, TensorType, canonical_dim, is_float_symbol_name
 
 DEFAULT_HINT = 8192
 """The example value of a symbol without a recorded hint (an unbacked one, or one in
@@ -146,12 +146,16 @@ class FakeShapes:
         names = {torch_symbol.name: name for torch_symbol, name in self._names.items()}
         return re.sub(r"\b[a-z]+[0-9]+\b", lambda m: names.get(m[0], m[0]), text)
 
-    def size(self, dim: Dim) -> int | torch.SymInt:
-        """Our dimension as a torch size: an int or an expression over SymInts."""
+    def size(self, dim: Dim) -> int | float | torch.SymInt | torch.SymFloat:
+        """Our dimension or scalar expression as a torch number: an int or float, or an
+        expression over SymInts. A float symbol stands in as a float of its own SymInt:
+        what PyTorch computes from it (result types) depends on its kind, not its value."""
         if isinstance(dim, int):
             return dim
         expression = symbolic.parse_expr(dim)
-        return _evaluate(expression, {n: self.symint(n) for n in symbolic.free_symbol_names(expression)})
+        values = {name: torch.sym_float(self.symint(name)) if is_float_symbol_name(name)
+                  else self.symint(name) for name in symbolic.free_symbol_names(expression)}
+        return _evaluate(expression, values)
 
     def fake_tensor(self, tensor_type: TensorType, requires_grad: bool = False) -> torch.Tensor:
         """A contiguous fake CPU tensor of ``tensor_type`` (the trace's device: Note [trace device])."""
@@ -177,13 +181,18 @@ class FakeShapes:
         return TensorType([self.dim(s) for s in tensor.shape], element_type_of(tensor.dtype))
 
 
-def _evaluate(expression: sympy.Basic, values: Mapping[str, torch.SymInt]):
+def _evaluate(expression: sympy.Basic, values: Mapping[str, torch.SymInt | torch.SymFloat]):
     """Evaluates our expression with torch SymInts for its symbols (Python arithmetic)."""
     if isinstance(expression, sympy.Symbol):
         return values[expression.name]
     if isinstance(expression, sympy.Integer):
         return int(expression)
+    if isinstance(expression, sympy.Float):
+        return float(expression)
     args = [_evaluate(a, values) for a in expression.args]
+    float_function = _TORCH_FLOAT_FUNCTIONS.get(type(expression))
+    if float_function is not None:
+        return float_function(*args)
     if isinstance(expression, sympy.Add):
         return sum(args[1:], args[0])
     if isinstance(expression, sympy.Mul):
@@ -202,6 +211,15 @@ def _evaluate(expression: sympy.Basic, values: Mapping[str, torch.SymInt]):
     if isinstance(expression, sympy.Min):
         return _fold(torch.sym_min, args)
     raise ValueError(f"cannot evaluate {expression} on torch sizes")
+
+
+_TORCH_FLOAT_FUNCTIONS: dict[type, Callable] = {
+    symbolic_float.ToFloat: torch.sym_float,
+    symbolic_float.TrueDiv: lambda a, b: a / b,
+    symbolic_float.Sqrt: torch._sym_sqrt,
+    symbolic_float.FloatPow: lambda a, b: torch.sym_float(a) ** torch.sym_float(b),
+}
+"""Our float functions on torch numbers, as eager computes them (Note [float expressions])."""
 
 
 def _fold(function, args):

@@ -93,3 +93,26 @@ def test_capture_with_a_dynamic_size_runs_at_every_size():
     for n in (2, 5, 8, 13):
         x = torch.randn(3, n)
         assert torch.equal(run_module(module, [x])[0], scaled(x))
+
+
+def test_sqrt_of_a_size_inside_a_branch(backend_calls):
+    """lift-symbols passes the size into the branch, which computes the float there."""
+    def program(x):
+        return torch.cond(x.sum() > 0, lambda x: x / math.sqrt(x.size(0)), lambda x: x * 2, (x,))
+
+    check_compile(program, [(sign * torch.rand(n),) for n in (3, 4, 5) for sign in (1, -1)])
+    assert len(backend_calls) == 2
+
+
+def test_in_place_update_by_float_expressions():
+    """functionalize rebuilds the in-place ops, inferring types with float arguments."""
+    def by_size(x):
+        x.add_(math.sqrt(x.size(-1)))
+        return x
+
+    def by_item(x, y):
+        x.mul_(y.sum().item())
+        return x
+
+    check_compile(by_size, [(torch.randn(2, n),) for n in (3, 4, 5)])
+    check_compile(by_item, [(torch.randn(n), torch.randn(n)) for n in (3, 4, 5)])
