@@ -316,3 +316,24 @@ func.func @item_read_by_name(%t: !hop.tensor<[], i64>) -> !hop.tensor<[u0], f32>
 // CHECK-LABEL: func.func @item_read_by_name
 // CHECK-NEXT:    hop.item
 // CHECK-NEXT:    aten.zeros
+
+// -----
+
+// Float ops whose result type is a float literal fold to a constant (sqrt of a
+// static size, a float difference that cancels); sqrt of a symbolic size stays
+// (must not fire).
+hop.symbol @s0 backed [2, oo]
+func.func @fold_floats(%x: !hop.tensor<[s0, 4], f32>) -> (!hop.symfloat<2.0>, !hop.symfloat<0.0>, !hop.symfloat<sqrt(s0)>) {
+  %four = hop.sym_size %x[1] : !hop.tensor<[s0, 4], f32> -> !hop.symint<4>
+  %n = hop.sym_size %x[0] : !hop.tensor<[s0, 4], f32> -> !hop.symint<s0>
+  %two = hop.sym_sqrt %four : !hop.symint<4> -> !hop.symfloat<2.0>
+  %root = hop.sym_sqrt %n : !hop.symint<s0> -> !hop.symfloat<sqrt(s0)>
+  %zero = hop.sym_sub %root, %root : !hop.symfloat<sqrt(s0)>, !hop.symfloat<sqrt(s0)> -> !hop.symfloat<0.0>
+  func.return %two, %zero, %root : !hop.symfloat<2.0>, !hop.symfloat<0.0>, !hop.symfloat<sqrt(s0)>
+}
+// CHECK-LABEL: func.func @fold_floats
+// CHECK-DAG:     %[[TWO:.*]] = hop.sym_constant : !hop.symfloat<2.0>
+// CHECK-DAG:     %[[ZERO:.*]] = hop.sym_constant : !hop.symfloat<0.0>
+// CHECK-DAG:     %[[ROOT:.*]] = hop.sym_sqrt %{{.*}} : !hop.symint<s0> -> !hop.symfloat<sqrt(s0)>
+// CHECK-NOT:     hop.sym_sub
+// CHECK:         func.return %[[TWO]], %[[ZERO]], %[[ROOT]]

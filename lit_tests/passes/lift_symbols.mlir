@@ -522,3 +522,24 @@ func.func @already_bound(%x: !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> {
   }
   func.return %r : !hop.tensor<[s0], f32>
 }
+
+// -----
+
+// A float symbol (a float .item()) used inside a region is lifted as a
+// !hop.symfloat argument, passed the item's own value.
+// CHECK-LABEL: func.func @float_symbol
+// CHECK:         %[[F:.*]] = hop.item %{{.*}} : !hop.tensor<[], f32> -> !hop.symfloat<zuf0>
+// CHECK:         hop.wrap(%{{.*}}, %[[F]]) : (!hop.tensor<[4], f32>, !hop.symfloat<zuf0>) -> !hop.tensor<[4], f32> {
+// CHECK-NEXT:    ^bb0(%{{.*}}: !hop.tensor<[4], f32>, %{{.*}}: !hop.symfloat<zuf0>):
+// CHECK:           aten.mul.Scalar(%{{.*}}) {other = #hop.expr<2.0*zuf0>}
+
+hop.symbol @zuf0 unbacked float
+func.func @float_symbol(%x: !hop.tensor<[4], f32>, %t: !hop.tensor<[], f32>) -> !hop.tensor<[4], f32> {
+  %f = hop.item %t : !hop.tensor<[], f32> -> !hop.symfloat<zuf0>
+  %w = hop.wrap(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+  ^bb0(%a: !hop.tensor<[4], f32>):
+    %m = aten.mul.Scalar(%a) {other = #hop.expr<2.0*zuf0>} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    hop.yield %m : !hop.tensor<[4], f32>
+  }
+  func.return %w : !hop.tensor<[4], f32>
+}
