@@ -39,6 +39,13 @@ _SYM_UNARY_FUNCTIONS: dict[type[Operation], Callable[[int | float], float]] = {
 """What ``sym_float(n)`` and ``math.sqrt(n)`` compute in eager."""
 
 
+def skipped_while_results(op: hop.WhileOp, carried: list[object]) -> list[object]:
+    """What a ``hop.while`` that runs no iteration returns: a copy of each carried tensor,
+    but the operand itself where the body yields its own argument (``hop.WhileOp``)."""
+    return [value.clone() if isinstance(value, torch.Tensor) and not own else value
+            for value, own in zip(carried, op.yields_own_argument(), strict=True)]
+
+
 def _scanned_length(op: hop.ScanOp | hop.MapOp, xs: list[object]) -> int:
     lengths = {x.size(0) for x in xs}
     if len(lengths) != 1:
@@ -78,9 +85,12 @@ class HopImpls:
     @impl(hop.WhileOp)
     def run_while(self, op: hop.WhileOp, frame: Frame) -> list[object]:
         carried, additional = frame.get(op.carried), frame.get(op.additional)
-        while bool(run_region(op.cond_region, carried + additional, frame, op)[0]):
+        if not bool(run_region(op.cond_region, carried + additional, frame, op)[0]):
+            return skipped_while_results(op, carried)
+        while True:
             carried = run_region(op.body_region, carried + additional, frame, op)
-        return carried
+            if not bool(run_region(op.cond_region, carried + additional, frame, op)[0]):
+                return carried
 
     @impl(hop.ScanOp)
     def run_scan(self, op: hop.ScanOp, frame: Frame) -> list[object]:

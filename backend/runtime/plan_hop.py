@@ -9,7 +9,7 @@ run their reference implementation.
 
 from __future__ import annotations
 
-from hopc.backend.interpreter_hop import SYM_BINARY_FUNCTIONS
+from hopc.backend.interpreter_hop import SYM_BINARY_FUNCTIONS, skipped_while_results
 from hopc.backend.runtime.plan import PLANNERS, Planner, Step, Symbols, Values
 from hopc.dialects import hop
 
@@ -51,8 +51,12 @@ def _plan_while(planner: Planner, op: hop.WhileOp) -> Step:
     def step(values: Values, symbols: Symbols) -> None:
         state = [values[s] for s in carried]
         invariant = [values[s] for s in additional]
-        while bool(condition.run(values, state + invariant, symbols)[0]):
+        if not bool(condition.run(values, state + invariant, symbols)[0]):
+            state = skipped_while_results(op, state)
+        else:
             state = body.run(values, state + invariant, symbols)
+            while bool(condition.run(values, state + invariant, symbols)[0]):
+                state = body.run(values, state + invariant, symbols)
         for slot, output in zip(results, state):
             values[slot] = output
 

@@ -573,3 +573,28 @@ func.func @python_in_place_operators(%x: !hop.tensor<[4], i64>, %y: !hop.tensor<
   %1 = aten.__ior__.Tensor(%x, %y) : (!hop.tensor<[4], i64>, !hop.tensor<[4], i64>) -> !hop.tensor<[4], i64>
   func.return %x : !hop.tensor<[4], i64>
 }
+
+// -----
+
+// A hop.while result is a new tensor, also when the loop runs no iteration (a
+// copy, as PyTorch's while_loop returns): changing it in place is its
+// functional form, and %x is not copied back.
+// CHECK-LABEL: func.func @while_result_changed_in_place
+// CHECK-NOT: hop.copy_back_to
+// CHECK: %[[R:.*]] = hop.while(%x)
+// CHECK: %[[SIN:.*]] = aten.sin(%[[R]])
+// CHECK: func.return %[[SIN]] : !hop.tensor<[4], f32>
+func.func @while_result_changed_in_place(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+  %r = hop.while(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> cond {
+  ^bb0(%a: !hop.tensor<[4], f32>):
+    %total = aten.sum(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[], f32>
+    %go = aten.lt.Scalar(%total) {other = 1.0e+02 : f64} : (!hop.tensor<[], f32>) -> !hop.tensor<[], i1>
+    hop.yield %go : !hop.tensor<[], i1>
+  } body {
+  ^bb0(%a: !hop.tensor<[4], f32>):
+    %b = aten.mul.Scalar(%a) {other = 2 : i64} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    hop.yield %b : !hop.tensor<[4], f32>
+  }
+  %0 = aten.sin_(%r) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  func.return %r : !hop.tensor<[4], f32>
+}

@@ -182,3 +182,20 @@ func.func @layout_through_elementwise_ops(%b: !hop.tensor<[4, 3], f32> {hop.stri
   %0 = aten.zero_(%f) : (!hop.tensor<[12], f32>) -> !hop.tensor<[12], f32>
   func.return %t : !hop.tensor<[4, 3], f32>
 }
+
+// -----
+
+// Unlike hop.while, a hop.scan that runs no step returns its init itself: a
+// carry result changed in place may or may not share memory with %init.
+hop.symbol @s0 backed [2, oo]
+func.func @scan_carry_changed_in_place(%init: !hop.tensor<[4], f32>, %xs: !hop.tensor<[s0, 4], f32>) -> !hop.tensor<[4], f32> {
+  %r:2 = hop.scan init(%init) xs(%xs) additional() : (!hop.tensor<[4], f32>), (!hop.tensor<[s0, 4], f32>), () -> !hop.tensor<[4], f32>, !hop.tensor<[s0, 4], f32> {
+  ^bb0(%c: !hop.tensor<[4], f32>, %x: !hop.tensor<[4], f32>):
+    %n = aten.add.Tensor(%c, %x) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    %y = aten.mul.Scalar(%n) {other = 2 : i64} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    hop.yield %n, %y : !hop.tensor<[4], f32>, !hop.tensor<[4], f32>
+  }
+  // expected-error @+1 {{'aten.sin_' op changes %r in place, which may or may not share memory with %init ('hop.scan' returns it as a view of its operand only in some runs)}}
+  %0 = aten.sin_(%r#0) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  func.return %r#0 : !hop.tensor<[4], f32>
+}

@@ -124,7 +124,7 @@ def _while(fn: Functionalizer, op: hop.WhileOp) -> None:
                        f"changes {describe(condition.block.args[index])} in place in the cond "
                        "region of 'hop.while', which runs once more than the body and must not "
                        "change its operands")
-    effects = loop_effects(op, body)
+    effects = loop_effects(op, body, copies_when_skipped=True)
     moved = []
     for index, root in sorted(body.mutated.items()):
         if index >= carried_count:

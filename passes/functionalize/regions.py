@@ -24,7 +24,8 @@ back into the operand (through the operand's views, if it is one):
 A body that yields an argument or a view of it returns an alias of the
 operand: as any view of it for a body run at most once (wrap, checkpoint,
 cond, subgraph), only as the operand itself carried in place for a loop (its
-other results are doubtful, Note [doubtful aliases]), never for a stacked
+other results are new tensors for ``hop.while``, doubtful for scan, Note
+[doubtful aliases]), never for a stacked
 result (``RegionEntry.stacked``: map, scan's per-step outputs). The outside
 records the result as that view of the operand, so a later in-place change of either
 shows in the other, as in eager mode. Inside, a yield that is an argument or
@@ -218,12 +219,16 @@ def _doubt(source: YieldSource | None) -> int | Alias | None:
     return source.index if source.kind == "arg" else source.root
 
 
-def loop_effects(op: Operation, result: BlockResult) -> HopEffects:
+def loop_effects(op: Operation, result: BlockResult, copies_when_skipped: bool = False
+                 ) -> HopEffects:
     """Loop bodies: result k aliases operand k when yield k is argument k itself, for the
     ``RegionEntry.carried`` values k (the others are stacked: new tensors).
 
-    Otherwise result k is doubtful: a loop that runs no iteration returns operand k
-    itself (Note [doubtful aliases]).
+    Otherwise result k is doubtful (Note [doubtful aliases]) when it may share
+    memory with what the body yields (a view of an argument or an outer
+    value), and, unless ``copies_when_skipped`` (``hop.while``, which returns
+    a copy then, as PyTorch does), because a loop that runs no iteration
+    returns operand k itself.
     """
     effects = HopEffects()
     count = next(e.carried for e in hop_interface(op).entries(op) if e.region is result.block.parent)
@@ -231,7 +236,9 @@ def loop_effects(op: Operation, result: BlockResult) -> HopEffects:
         if source is not None and source.kind == "arg" and source.index == k and not source.steps:
             effects.result_sources[k] = source
             continue
-        effects.doubtful[k] = [k] + [d for d in [_doubt(source)] if d is not None and d != k]
+        skipped = [] if copies_when_skipped else [k]
+        effects.doubtful[k] = skipped + [d for d in [_doubt(source)]
+                                         if d is not None and d not in skipped]
     return effects
 
 

@@ -198,3 +198,25 @@ def test_while_loop_carry_changing_size_is_refused_as_pytorch_does():
     with pytest.raises(HopcError, match="same metadata") as failure:
         hopc.compile(program)(torch.ones(2))
     assert failure.value.location.file == __file__
+
+
+# ------------------------------------- item 7: in place on a while_loop result
+
+
+def test_in_place_on_a_while_loop_result_that_may_run_no_iteration():
+    def program(x):
+        (out,) = while_loop(lambda x: x.sum() < 10, lambda x: (x * 2,), (x,))
+        return out.sin_()
+
+    check_compile(program, [(torch.full((3,), 20.0),), (torch.ones(3),), (torch.ones(5) * 4,)])
+
+
+def test_a_while_loop_that_runs_no_iteration_returns_a_new_tensor():
+    def program(x):
+        return while_loop(lambda x: x.sum() < 10, lambda x: (x * 2,), (x,))[0]
+
+    x = torch.full((3,), 20.0)
+    out = hopc.compile(program)(x)
+    assert out.data_ptr() != x.data_ptr()
+    out.add_(1)
+    assert torch.equal(x, torch.full((3,), 20.0))
