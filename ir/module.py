@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
@@ -31,7 +30,7 @@ from hopc.dialects.hop_module import (
 )
 from hopc.ir.diagnostics import HopcError, location_of, op_error
 from hopc.ir.signature import USER, FunctionSignature, function_signature
-from hopc.ir.types import ExprAttr, TensorType, free_symbols_of_types
+from hopc.ir.symbol_uses import symbols_mentioned_by
 
 __all__ = ["COPY_BACK", "STRIDES", "FunctionSignature", "entry_function", "entry_functions",
            "entry_signature", "function_signature", "verify_structure"]
@@ -101,26 +100,6 @@ def _check_globals(module: ModuleOp, signature: FunctionSignature) -> None:
                                                f"but {role} @{name} is {declared.tensor_type}")
 
 
-def _mentioned_symbols(op: Operation) -> frozenset[str]:
-    types = [r.type for r in op.results]
-    types += [a.type for region in op.regions for block in region.blocks for a in block.args]
-    names = set(free_symbols_of_types(types))
-    for attribute in op.properties.values():
-        names |= _attribute_symbols(attribute)
-    if isinstance(op, (ParameterOp, BufferOp, ConstantOp)) and isinstance(op.tensor_type, TensorType):
-        names |= op.tensor_type.free_symbols()
-    return frozenset(names)
-
-
-def _attribute_symbols(attribute: Attribute) -> set[str]:
-    if isinstance(attribute, ExprAttr):
-        return set(attribute.free_symbols())
-    nested = getattr(attribute, "data", None)
-    if isinstance(nested, tuple) and nested and isinstance(nested[0], Attribute):
-        return set().union(*(_attribute_symbols(a) for a in nested))
-    return set()
-
-
 def verify_structure(module: ModuleOp) -> None:
     """Checks every entry's roles (Note [entry signature]) and that every mentioned shape symbol is declared."""
     signatures = {kind: function_signature(function) for kind, function in entry_functions(module).items()}
@@ -134,7 +113,7 @@ def verify_structure(module: ModuleOp) -> None:
             _check_differentiation(signature, signatures[differentiated])
     declared = declared_symbols(module)
     for op in module.walk():
-        undeclared = _mentioned_symbols(op) - declared.keys()
+        undeclared = set(symbols_mentioned_by(op)) - declared.keys()
         if undeclared:
             raise op_error(op, f"uses shape symbol '{sorted(undeclared)[0]}', which no hop.symbol "
                                "declares")

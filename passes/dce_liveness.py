@@ -22,28 +22,10 @@ from xdsl.pattern_rewriter import PatternRewriterListener
 from xdsl.transforms.dead_code_elimination import LiveSet
 
 from hopc.dialects.hop import SymbolOp
-from hopc.ir.types import ExprAttr, SymFloatType, SymIntType, free_symbols_of_types
+from hopc.ir.symbol_uses import symbols_mentioned_by
+from hopc.ir.types import SymFloatType, SymIntType, free_symbols_of_types
 
 # --------------------------------------------------------------------------- symbols
-
-
-def _attribute_symbols(attribute: Attribute) -> frozenset[str]:
-    if isinstance(attribute, ExprAttr):
-        return attribute.free_symbols()
-    nested = getattr(attribute, "data", None)
-    if isinstance(nested, tuple) and nested and isinstance(nested[0], Attribute):
-        return frozenset().union(*(_attribute_symbols(a) for a in nested))
-    return frozenset()
-
-
-def mentioned_symbols(op: Operation) -> frozenset[str]:
-    """Shape symbols ``op`` names in its result types, block argument types or attributes."""
-    types = [*op.result_types,
-             *(a.type for region in op.regions for block in region.blocks for a in block.args)]
-    names = set(free_symbols_of_types(types))
-    for attribute in (*op.properties.values(), *op.attributes.values()):
-        names |= _attribute_symbols(attribute)
-    return frozenset(names)
 
 
 def _root(op: Operation) -> Operation:
@@ -73,7 +55,8 @@ def read_elsewhere(op: Operation, symbols: Collection[str],
     if not symbols:
         return False
     return any(other is not op and not op.is_ancestor(other) and is_live(other)
-               and not mentioned_symbols(other).isdisjoint(symbols) for other in _root(op).walk())
+               and any(name in symbols for name in symbols_mentioned_by(other))
+               for other in _root(op).walk())
 
 
 # --------------------------------------------------------------------------- whole ops
@@ -127,5 +110,5 @@ def argument_is_read(argument: BlockArgument, dropped: Collection[int] = (),
         # (as lift-symbols made it).
         bound_here -= free_symbols_of_types([a.type for a in argument.block.args
                                              if a is not argument and a.index not in dropped])
-    return bool(bound_here) and any(not mentioned_symbols(op).isdisjoint(bound_here)
+    return bool(bound_here) and any(not bound_here.isdisjoint(symbols_mentioned_by(op))
                                     for op in region.walk())

@@ -53,63 +53,17 @@ its type; so after ``lift-symbols`` every region is isolated.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Mapping
-from functools import cache
+from collections.abc import Callable, Iterable
 
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute, Region, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 
 from hopc.dialects.hop import SubgraphOp
-from hopc.ir.types import (
-    Dim,
-    ExprAttr,
-    SymBoolType,
-    SymFloatType,
-    SymIntType,
-    TensorType,
-    dim_symbols,
-)
+from hopc.ir.symbol_uses import symbols_of_attribute
+from hopc.ir.types import SymFloatType, SymIntType, TensorType
 
 Key = str | SSAValue
 """What a region can need from outside: a shape symbol, or a captured value."""
-
-_NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-@cache
-def dim_symbols_in_order(dim: Dim) -> tuple[str, ...]:
-    """The symbols of one dimension or expression, in the order its text names them."""
-    if isinstance(dim, int):
-        return ()
-    symbols = dim_symbols(dim)
-    return tuple(dict.fromkeys(name for name in _NAMES.findall(dim) if name in symbols))
-
-
-@cache
-def symbols_in_order(attribute: Attribute) -> tuple[str, ...]:
-    """The shape symbols a type or attribute mentions, at any depth, in textual order."""
-    if isinstance(attribute, TensorType):
-        names = (name for dim in attribute.shape for name in dim_symbols_in_order(dim))
-    elif isinstance(attribute, (SymIntType, SymFloatType, SymBoolType, ExprAttr)):
-        names = iter(dim_symbols_in_order(attribute.value))
-    else:
-        names = (name for nested in _nested_attributes(attribute)
-                 for name in symbols_in_order(nested))
-    return tuple(dict.fromkeys(names))
-
-
-def _nested_attributes(attribute: Attribute) -> Iterable[Attribute]:
-    """The attributes inside a parametrized attribute, an array or a dictionary."""
-    if isinstance(attribute, ParametrizedAttribute):
-        return attribute.parameters
-    data = getattr(attribute, "data", None)
-    if isinstance(data, Mapping):
-        data = tuple(data.values())
-    if isinstance(data, tuple):
-        return [part for part in data if isinstance(part, Attribute)]
-    return ()
-
 
 def plain_symbol(type_: Attribute) -> str | None:
     """``s`` for ``!hop.symint<s>`` (``zuf0`` for ``!hop.symfloat<zuf0>``); None for any other
@@ -175,27 +129,27 @@ def free_keys(region: Region, backed: frozenset[str],
                 free[name] = user
 
     for arg in block.args:
-        need(symbols_in_order(arg.type), owner)
+        need(symbols_of_attribute(arg.type), owner)
     for op in block.ops:
         for operand in op.operands:
             if operand not in local:
-                need(symbols_in_order(operand.type), op)
+                need(symbols_of_attribute(operand.type), op)
                 if nested_needs is not None and is_captured_key(operand):
                     free.setdefault(operand, op)
         for attribute in (*op.properties.values(), *op.attributes.values()):
-            need(symbols_in_order(attribute), op)
+            need(symbols_of_attribute(attribute), op)
         if nested_needs is not None:
             for key in nested_needs(op):
                 if isinstance(key, str):
                     need((key,), op)
                 elif key not in local:
-                    need(symbols_in_order(key.type), op)
+                    need(symbols_of_attribute(key.type), op)
                     free.setdefault(key, op)
         for result in op.results:
-            for name in symbols_in_order(result.type):
+            for name in symbols_of_attribute(result.type):
                 if name not in bound and name not in free and name not in backed \
                         and _defines(result.type, name):
                     bound.add(name)
-            need(symbols_in_order(result.type), op)
+            need(symbols_of_attribute(result.type), op)
             local.add(result)
     return free

@@ -31,10 +31,11 @@ from hopc.dialects.hop import HOP_REGION_OPS
 from hopc.ir.context import make_context
 from hopc.ir.module import declared_symbols
 from hopc.ir.parse import parse_module
+from hopc.ir.symbol_uses import symbols_of_attribute
 from hopc.ir.verify import verify_module
 from hopc.passes import pass_class
 from hopc.passes.lift_symbols import LiftSymbolsPass
-from hopc.passes.lift_symbols_analysis import plain_symbol, symbols_in_order, whole_dimensions
+from hopc.passes.lift_symbols_analysis import plain_symbol, whole_dimensions
 from hopc.passes.verify_symbol_closed import VerifySymbolClosedPass
 
 CONTEXT = make_context()
@@ -58,10 +59,10 @@ def _assert_every_hop_region_binds_what_it_uses(module: ModuleOp) -> None:
             assert not repeated, f"{op.name} binds {repeated} twice"
             bound, used = set(filter(None, arguments)), set()
             for arg in block.args:
-                used.update(symbols_in_order(arg.type))
+                used.update(symbols_of_attribute(arg.type))
             for inner in block.ops:
-                used.update(n for v in (*inner.operands, *inner.results) for n in symbols_in_order(v.type))
-                used.update(n for a in inner.properties.values() for n in symbols_in_order(a))
+                used.update(n for v in (*inner.operands, *inner.results) for n in symbols_of_attribute(v.type))
+                used.update(n for a in inner.properties.values() for n in symbols_of_attribute(a))
                 for result in inner.results:
                     bound.update(n for n in [plain_symbol(result.type)] if n)
                     bound.update(n for _, n in whole_dimensions(result.type) if n not in backed)

@@ -17,7 +17,6 @@ from hopc.passes.cse import writes_tensors
 from hopc.passes.dce_liveness import (
     hop_region_dce,
     introduced_symbols,
-    mentioned_symbols,
     read_elsewhere,
     unbacked_symbols,
 )
@@ -65,11 +64,6 @@ def test_symbolic_types_have_no_constant_value():
 
 
 # --------------------------------------------------------------------------- symbols
-
-
-def test_mentioned_symbols_include_expression_attributes():
-    module = parse_module(ITEMS)
-    assert mentioned_symbols(_op(module, "aten.zeros")) == {"u0"}
 
 
 def test_unbacked_symbols_are_read_off_the_module():
