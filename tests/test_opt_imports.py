@@ -2,10 +2,12 @@
 
 Note [lazy sympy] in ``hopc.ir.types``: importing sympy costs more than the two
 passes on a module of hundreds of ops. A module whose dims are integers and
-plain symbols, with views, in-place ops and a ``hop.cond`` whose branch
-reshapes, needs no sympy (``AliasLayouts`` in ``passes/functionalize/layout.py``
-decides the contiguity of a reshape of a row-major tensor without a layout);
-torch is never needed. Each case runs in a fresh interpreter.
+plain symbols, with views and a ``hop.cond`` whose branch reshapes, needs
+neither sympy (``AliasLayouts`` in ``passes/functionalize/layout.py`` decides
+the contiguity of a reshape of a row-major tensor without a layout) nor torch.
+An in-place op is another matter: its functional form is typed by the tracer
+(``hopc.dialects.aten_builders``), which loads both. Each case runs in a fresh
+interpreter.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ PLAIN_SYMBOLS = f"""\
 hop.symbol @s0 backed [2, oo]
 func.func @forward(%x: {T}, %p: {PREDICATE}) -> {T} {{
   %row = aten.select.int(%x) {{dim = 0 : i64, index = 0 : i64}} : ({T}) -> {ROW}
-  %inc = aten.add_.Scalar(%row) {{other = 1 : i64}} : ({ROW}) -> {ROW}
+  %t = aten.transpose.int(%x) {{dim0 = 0 : i64, dim1 = 1 : i64}} : ({T}) -> {TRANSPOSED}
   %c = hop.cond %p(%x) : {PREDICATE}, ({T}) -> {T} then {{
   ^bb0(%a: {T}):
     %s = aten.sin(%a) : ({T}) -> {T}

@@ -20,7 +20,6 @@ from xdsl.ir import Attribute, SSAValue
 
 from hopc.dialects import aten_schema
 from hopc.dialects.aten import AtenOp
-from hopc.dialects.aten_builders import build_aten_from_groups
 from hopc.dialects.aten_schema import Schema
 from hopc.ir.diagnostics import op_error
 from hopc.passes.functionalize.aliases import AliasState
@@ -50,6 +49,9 @@ def functionalize_mutation(state: AliasState, op: AtenOp) -> None:
     if schema.is_out_variant:
         new = build(functional.op_name, groups, properties, result_types, op)
     else:
+        # The tracer loads torch and sympy: only a module with an in-place op pays for them.
+        from hopc.dialects.aten_builders import build_aten_from_groups
+
         new = build_aten_from_groups(functional.op_name, groups, properties, origin=op)
     state.insert(new)
     new_values = list(new.results)
