@@ -464,9 +464,5 @@ def op_class(op_name: str) -> type[AtenOp] | None:
     return cls
 
 
-def is_aten_op(op: Operation) -> bool:
-    return isinstance(op, AtenOp)
-
-
 Aten = Dialect("aten", [], [])
 """The dialect object; its ops are created on demand by ``op_class``."""

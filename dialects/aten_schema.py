@@ -132,13 +132,6 @@ class Schema:
         return tuple(by_set.get(r.alias_set) if r.alias_set else None for r in self.returns)
 
     @property
-    def is_view(self) -> bool:
-        """A result aliases an argument that the op does not write: a view op."""
-        return any(
-            arg is not None and not arg.is_mutated for arg in self.aliased_argument_of_return
-        )
-
-    @property
     def is_functional(self) -> bool:
         """No argument is mutated and no result aliases an argument."""
         return not self.is_mutating and all(a is None for a in self.aliased_argument_of_return)
@@ -190,10 +183,6 @@ def lookup(op_name: str) -> Schema | None:
         return None
     record, _ = _DECODER.raw_decode(text, at + len(key))
     return _schema_from_record(op_name, record)
-
-
-def all_op_names() -> list[str]:
-    return list(_table())
 
 
 @cache

@@ -42,7 +42,6 @@ input. The printer writes powers as repeated products because the language
 has no `**` (`pow(a, b)` is the float power).
 """
 
-import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
@@ -468,12 +467,6 @@ def print_expr(expr: sympy.Basic) -> str:
     numbers, negative powers, other functions.
     """
     return _PRINTER.doprint(expr)
-
-
-@functools.lru_cache(maxsize=4096)
-def canonical_text(text: str) -> str:
-    """`text` reprinted in canonical form; a fixed point of itself."""
-    return print_expr(parse_expr(text))
 
 
 # ---------------------------------------------------------------------------
