@@ -7,8 +7,8 @@ and without touching Dynamo's cache, ``dynamic_shapes`` has torch.export's
 form, and the graph's outputs are the program's outputs, flattened. Sizes are
 static unless ``dynamic_shapes`` says otherwise; Python scalars are
 specialized. ``nested_compile_region`` calls stay ``invoke_subgraph`` even
-when called once, also where the program marks the function as it runs
-(Note [regions marked while traced]).
+when called once, also where the program marks the function as it runs,
+and checkpoint may hold any HOP (``traceable_regions``).
 
 The graph is then normalised for ``lower_to_aten``: one placeholder per entry
 argument, in order, user inputs first (the tensor leaves of ``(args, kwargs)``
@@ -32,14 +32,14 @@ from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
 from hopc.frontend.errors import dynamo_error
 from hopc.frontend.module_import import BUFFER, CONSTANT, PARAMETER, EntryArgument
-from hopc.frontend.traceable_regions import marking_in_trace
+from hopc.frontend.traceable_regions import regions_for_export
 from hopc.ir.diagnostics import HopcError
 
 
 def dynamo_graph(program: Callable, args: tuple, kwargs: dict, dynamic_shapes: object
                  ) -> tuple[torch.fx.GraphModule, list[EntryArgument], FakeTensorMode]:
     """Dynamo's graph of ``program(*args, **kwargs)``, its entry arguments and fake mode."""
-    with warnings.catch_warnings(), _quiet_guard_logging(), marking_in_trace(), \
+    with warnings.catch_warnings(), _quiet_guard_logging(), regions_for_export(), \
             torch._dynamo.config.patch(inline_single_use_invoke_subgraph=False):
         warnings.simplefilter("ignore")
         try:

@@ -11,6 +11,7 @@ import torch.utils._pytree as pytree
 from frontend_harness import captured_run, check_compile, cloned
 from torch._higher_order_ops.scan import scan
 from torch._higher_order_ops.while_loop import while_loop
+from torch.utils.checkpoint import checkpoint
 
 import hopc
 from hopc.backend.runtime import module_call
@@ -285,3 +286,18 @@ def test_capture_nested_compile_region_applied_inside_the_program():
     module = check_capture_outputs(program, [(torch.randn(3),), (torch.randn(3),)])
     assert "hop.invoke_subgraph" in str(module)
     check_compile(program, [(torch.randn(3),), (torch.randn(5),)])
+
+
+# ------------------------------------------ item 11: checkpoint around cond, captured
+
+
+def test_capture_checkpoint_around_cond():
+    def program(x, kwarg_scale):
+        def body(x, scale=None):
+            return torch.cond(x.sum() > 0, lambda y: y.sin(), lambda y: y.cos(), (x,)) * scale
+        return checkpoint(body, x, use_reentrant=False, scale=kwarg_scale) * 2
+
+    module = check_capture_outputs(program, [(torch.ones(3), torch.randn(3)),
+                                             (-torch.ones(3), torch.randn(3))])
+    assert "hop.checkpoint" in str(module) and "hop.cond" in str(module)
+    check_compile(program, [(torch.ones(3), torch.randn(3)), (-torch.ones(5), torch.randn(5))])
