@@ -8,6 +8,8 @@ Python float argument stays a constant of the graph (a new value recompiles),
 where an int that changes becomes a ``!hop.symint`` input. Floats computed
 from sizes or read from data (``math.sqrt(x.size(-1))``, a float ``.item()``)
 are symbolic, ``!hop.symfloat`` (Note [float expressions]).
+``torch.profiler.record_function`` ranges stay in the graph (``profiler``
+ops) and open their ranges in the active profiler as the program runs.
 Dynamo guards each compiled graph (shapes, dtypes, devices, requires_grad,
 Python scalars) and recompiles when a guard fails; after a size changes it
 recompiles once with that size symbolic, so one module serves every size
@@ -51,6 +53,7 @@ _DYNAMO_CONFIG = {
     "capture_dynamic_output_shape_ops": True,
     "inline_single_use_invoke_subgraph": False,
     "specialize_float": True,
+    "capture_profiler_record_function": True,
 }
 
 

@@ -40,7 +40,8 @@ def dynamo_graph(program: Callable, args: tuple, kwargs: dict, dynamic_shapes: o
                  ) -> tuple[torch.fx.GraphModule, list[EntryArgument], FakeTensorMode]:
     """Dynamo's graph of ``program(*args, **kwargs)``, its entry arguments and fake mode."""
     with warnings.catch_warnings(), _quiet_guard_logging(), regions_for_export(), \
-            torch._dynamo.config.patch(inline_single_use_invoke_subgraph=False):
+            torch._dynamo.config.patch(inline_single_use_invoke_subgraph=False,
+                                       capture_profiler_record_function=True):
         warnings.simplefilter("ignore")
         try:
             exported = torch._dynamo.export(program, dynamic_shapes=dynamic_shapes,

@@ -11,6 +11,7 @@ line that produced it:
 - Python arithmetic and comparisons on ``SymInt``s and ``SymFloat``s ->
   ``hop.sym_*`` (``/``, ``math.sqrt``, ``float()`` and a float ``**`` make
   floats: ``hop.sym_truediv``, ``hop.sym_sqrt``, ``hop.sym_float``, ``hop.sym_pow``);
+- ``record_function`` ranges -> ``profiler`` ops (``profiler_import``);
 - each HOP -> its region op, by ``_import_<kind>`` (``_import_cond``,
   ``_import_while``, ...), the way torch-mlir's ``fx_importer`` has one
   ``_import_hop_*`` per HOP.
@@ -40,6 +41,7 @@ from hopc.frontend.aten_import import aten_result_types, build_aten_op
 from hopc.frontend.errors import first_paragraph, unsupported
 from hopc.frontend.hop_regions import RegionImports
 from hopc.frontend.locations import location_attribute
+from hopc.frontend.profiler_import import profiler_op
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.substitution import parameters
 from hopc.ir.types import SymFloatType, SymIntType
@@ -233,9 +235,11 @@ class GraphImporter(RegionImports):
         self.values[node] = result
 
     def _import_overload(self, node: torch.fx.Node, overload: torch._ops.OpOverload) -> None:
-        if overload.namespace != "aten":
+        if (op := profiler_op(node, lambda argument: self.value(argument, node))) is not None:
+            self._define(node, op)
+        elif overload.namespace != "aten":
             raise unsupported(node, f"the operator {overload} (hopc imports ATen operators)")
-        if overload is _aten.sym_size.int:
+        elif overload is _aten.sym_size.int:
             tensor, dim = node.args
             self._define(node, hop.SymSizeOp(self.value(tensor, node), dim))
         elif overload in (_aten.item.default, _aten._local_scalar_dense.default):

@@ -18,12 +18,14 @@ DIALECTS: dict[str, str] = {
     "func": "xdsl.dialects.func:Func",
     "hop": "hopc.dialects.hop:Hop",
     "aten": "hopc.dialects.aten:Aten",
+    "profiler": "hopc.dialects.profiler:Profiler",
 }
 """Dialect name -> ``module:attribute`` of its ``xdsl.ir.Dialect``."""
 
 INTERPRETER_IMPLS: dict[str, str] = {
     "hop": "hopc.backend.interpreter_hop:HopImpls",
     "aten": "hopc.backend.interpreter_aten:AtenImpls",
+    "profiler": "hopc.backend.interpreter_profiler:ProfilerImpls",
 }
 """Dialect name -> ``module:attribute`` of its interpreter implementations."""
 

@@ -301,3 +301,45 @@ def test_capture_checkpoint_around_cond():
                                              (-torch.ones(3), torch.randn(3))])
     assert "hop.checkpoint" in str(module) and "hop.cond" in str(module)
     check_compile(program, [(torch.ones(3), torch.randn(3)), (-torch.ones(5), torch.randn(5))])
+
+
+# --------------------------------------------- item 9: record_function ranges kept
+
+
+def profiled_ranges(compiled, args):
+    """The record_function ranges (name -> interval) and aten::sin intervals of one call."""
+    with torch.profiler.profile() as profile:
+        compiled(*args)
+    ranges = {e.name: e.time_range for e in profile.events() if e.name in ("outer", "inner")}
+    sines = [e.time_range for e in profile.events() if e.name == "aten::sin"]
+    return ranges, sines
+
+
+def test_record_function_range_appears_under_the_profiler():
+    def program(x):
+        with torch.profiler.record_function("outer"):
+            y = x.sin()
+            with torch.profiler.record_function("inner", "a=1"):
+                y = y + 1
+        return y * 2
+
+    compiled = check_compile(program, [(torch.randn(3),), (torch.randn(5),)])
+    ranges, sines = profiled_ranges(compiled, (torch.randn(6),))
+    assert set(ranges) == {"outer", "inner"}
+    outer, inner = ranges["outer"], ranges["inner"]
+    assert outer.start <= inner.start and inner.end <= outer.end
+    assert any(outer.start <= sine.start and sine.end <= outer.end for sine in sines)
+
+
+def test_record_function_range_inside_a_cond_branch():
+    def program(x):
+        def positive(x):
+            with torch.profiler.record_function("inner"):
+                return x.sin()
+        return torch.cond(x.sum() > 0, positive, lambda x: x.cos(), (x,))
+
+    compiled = check_compile(program, [(torch.ones(3),), (-torch.ones(5),)])
+    assert "inner" in profiled_ranges(compiled, (torch.ones(4),))[0]
+    assert "inner" not in profiled_ranges(compiled, (-torch.ones(4),))[0]
+    module = hopc.capture(program, (torch.ones(3),))
+    assert str(module).count("profiler.record_function_enter \"inner\"") == 1
