@@ -68,10 +68,15 @@ class ModuleCall:
         self.aliases = aliases if aliases else None
         self.check_grad = check_grad
         self._run = executor_named(executor).prepare(module, self.signature.function)
+        self._copy_back = tuple(self.signature.copy_back.items())
+        self._user_outputs = self.signature.user_outputs
 
     def __call__(self, *args: object) -> list[object]:
-        entry = [*args, *self.trailing]
+        entry = [*args, *self.trailing] if self.trailing else list(args)
         if self.check_grad and needs_gradients(entry):
             raise gradients_unsupported()
-        outputs = apply_copy_back(self.signature, entry, self._run(entry))
+        results = self._run(entry)
+        for result, argument in self._copy_back:  # apply_copy_back, unrolled for the hot path
+            entry[argument].copy_(results[result])
+        outputs = [results[index] for index in self._user_outputs]
         return self.aliases.restore(args, outputs) if self.aliases else outputs

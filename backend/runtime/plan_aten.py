@@ -44,11 +44,17 @@ def plan_aten(op: AtenOp, slot: Callable[[SSAValue], int]) -> Callable[[Values, 
         else:
             positional.append(reader)
     store = _result_store(op, [slot(r) for r in op.results])
+    call = getattr(overload, "_op", overload)  # the C++ callable behind the OpOverload
+
+    def run(values: Values, symbols: Symbols) -> object:
+        if keywords:
+            return call(*[read(values, symbols) for read in positional],
+                        **{name: read(values, symbols) for name, read in keywords})
+        return call(*[read(values, symbols) for read in positional])
 
     def step(values: Values, symbols: Symbols) -> None:
         try:
-            returned = overload(*[read(values, symbols) for read in positional],
-                                **{name: read(values, symbols) for name, read in keywords})
+            returned = run(values, symbols)
         except (RuntimeError, ValueError, TypeError, IndexError, UnboundSymbolError) as error:
             raise interpreter_error(op, f"failed: {error}") from error
         store(values, returned)
