@@ -304,7 +304,7 @@ class SubgraphInterface(HopRegionInterface):
         return range(0)
 
 
-class InvokeSubgraphInterface(HopRegionInterface):
+class InvokeSubgraphInterface(SingleBodyInterface):
     """``hop.invoke_subgraph``: the callee's body runs once on ``inputs`` (no entry when the
     callee is unknown). The region is the callee's, shared by all its calls, and not among
     the op's own ``regions``: a pass that rewrites regions leaves it to the subgraph."""
@@ -316,11 +316,3 @@ class InvokeSubgraphInterface(HopRegionInterface):
             return ()
         return (RegionEntry(callee.body, range(len(op.operands)), RunCount.ONCE,
                             results=range(len(op.results))),)
-
-    @classmethod
-    def invariant_operands(cls, op: Operation) -> range:
-        return range(len(op.operands))
-
-    @classmethod
-    def mutable_operands(cls, op: Operation) -> range:
-        return range(len(op.operands))

@@ -14,15 +14,18 @@ from hopc.backend.runtime.plan import PLANNERS, Planner, Step, Symbols, Values
 from hopc.dialects import hop
 
 
+def _store(values: Values, slots: list[int], outputs: list[object]) -> None:
+    for slot, output in zip(slots, outputs):
+        values[slot] = output
+
+
 def _plan_single_body(planner: Planner, op: hop.WrapOp | hop.CheckpointOp) -> Step:
     body = planner.plan_region(op.body)
     inputs = [planner.slot(v) for v in op.inputs]
     results = [planner.slot(r) for r in op.results]
 
     def step(values: Values, symbols: Symbols) -> None:
-        outputs = body.run(values, [values[s] for s in inputs], symbols)
-        for slot, output in zip(results, outputs):
-            values[slot] = output
+        _store(values, results, body.run(values, [values[s] for s in inputs], symbols))
 
     return step
 
@@ -35,9 +38,7 @@ def _plan_cond(planner: Planner, op: hop.CondOp) -> Step:
 
     def step(values: Values, symbols: Symbols) -> None:
         taken = then_body if bool(values[predicate]) else else_body
-        outputs = taken.run(values, [values[s] for s in inputs], symbols)
-        for slot, output in zip(results, outputs):
-            values[slot] = output
+        _store(values, results, taken.run(values, [values[s] for s in inputs], symbols))
 
     return step
 
@@ -57,8 +58,7 @@ def _plan_while(planner: Planner, op: hop.WhileOp) -> Step:
             state = body.run(values, state + invariant, symbols)
             while bool(condition.run(values, state + invariant, symbols)[0]):
                 state = body.run(values, state + invariant, symbols)
-        for slot, output in zip(results, state):
-            values[slot] = output
+        _store(values, results, state)
 
     return step
 

@@ -7,7 +7,6 @@ from frontend_harness import check_compile
 from frontend_models import Mlp
 
 import hopc
-from hopc.frontend import compile as compile_module
 from hopc.ir.diagnostics import HopcError
 
 
@@ -16,20 +15,6 @@ def fresh_dynamo():
     torch._dynamo.reset()
     yield
     torch._dynamo.reset()
-
-
-@pytest.fixture
-def backend_calls(monkeypatch):
-    """The graphs hopc compiles, counted through the backend ``hopc.compile`` uses."""
-    calls = []
-    original = compile_module.hopc_backend
-
-    def counting(graph_module, example_inputs, **options):
-        calls.append(graph_module)
-        return original(graph_module, example_inputs, **options)
-
-    monkeypatch.setattr(compile_module, "hopc_backend", counting)
-    return calls
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)

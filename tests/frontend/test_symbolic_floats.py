@@ -15,7 +15,6 @@ from torch.export import Dim
 
 import hopc
 from hopc.backend.interpreter import run_module
-from hopc.frontend import compile as compile_module
 
 
 @pytest.fixture(autouse=True)
@@ -23,20 +22,6 @@ def fresh_dynamo():
     torch._dynamo.reset()
     yield
     torch._dynamo.reset()
-
-
-@pytest.fixture
-def backend_calls(monkeypatch):
-    """The graphs hopc compiles, counted through the backend ``hopc.compile`` uses."""
-    calls = []
-    original = compile_module.hopc_backend
-
-    def counting(graph_module, example_inputs, **options):
-        calls.append(graph_module)
-        return original(graph_module, example_inputs, **options)
-
-    monkeypatch.setattr(compile_module, "hopc_backend", counting)
-    return calls
 
 
 def scaled(x):
