@@ -97,7 +97,13 @@ def test_runtime_bug_is_a_located_internal_error(monkeypatch):
     def program(x):
         return x.cos() + 1
 
-    monkeypatch.setattr(module_call, "apply_copy_back", None)
+    prepare = module_call.ModuleCall.__init__
+
+    def broken_init(self, *args, **kwargs):
+        prepare(self, *args, **kwargs)
+        self._copy_back = None  # iterating it at the call is a TypeError inside hopc
+
+    monkeypatch.setattr(module_call.ModuleCall, "__init__", broken_init)
     with pytest.raises(HopcError, match="internal error.*TypeError") as failure:
         hopc.compile(program)(torch.randn(3))
     assert failure.value.location is not None
