@@ -20,7 +20,7 @@ already, ``check_grad``) refuses a call that would need gradients.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import torch
 from xdsl.dialects.builtin import ModuleOp
@@ -38,9 +38,14 @@ def apply_copy_back(signature: FunctionSignature | ModuleOp, args: Sequence[obje
     """Copies each ``{hop.copy_back_to = i}`` result into ``args[i]``; returns the user outputs."""
     if isinstance(signature, ModuleOp):
         signature = entry_signature(signature)
-    for result, argument in signature.copy_back.items():
-        args[argument].copy_(results[result])  # type: ignore[attr-defined]
+    copy_back(signature.copy_back.items(), args, results)
     return [results[index] for index in signature.user_outputs]
+
+
+def copy_back(pairs: Iterable[tuple[int, int]], args: Sequence[object], results: Sequence[object]) -> None:
+    """For each (result, argument) pair, copies ``results[result]`` into ``args[argument]`` in place."""
+    for result, argument in pairs:
+        args[argument].copy_(results[result])  # type: ignore[attr-defined]
 
 
 def needs_gradients(values: Sequence[object]) -> bool:
@@ -76,7 +81,6 @@ class ModuleCall:
         if self.check_grad and needs_gradients(entry):
             raise gradients_unsupported()
         results = self._run(entry)
-        for result, argument in self._copy_back:  # apply_copy_back, unrolled for the hot path
-            entry[argument].copy_(results[result])
+        copy_back(self._copy_back, entry, results)
         outputs = [results[index] for index in self._user_outputs]
         return self.aliases.restore(args, outputs) if self.aliases else outputs
