@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import traceback
 from collections.abc import Callable, Iterator
 from unittest import mock
 
@@ -43,7 +44,7 @@ from xdsl.dialects.builtin import ModuleOp
 from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.frontend.dynamo_backend import hopc_backend
-from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc
+from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc, user_location
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.verify import verify_module
 from hopc.passes.pipeline import run_pipeline
@@ -143,7 +144,10 @@ def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None
     default is the fastest correct one; ``"interpreter"`` checks every value
     against its type as it runs.
     """
-    executor_named(executor)  # an unknown name fails here, not at the first call
+    try:
+        executor_named(executor)  # an unknown name fails here, at the user's line, not at a call
+    except HopcError as unknown:
+        raise HopcError(unknown.message, user_location(traceback.extract_stack())) from None
     if isinstance(program, ModuleOp):
         verify_module(program)
         return ModuleCall(run_pipeline(program.clone(), verify_each=False), executor=executor)
