@@ -19,6 +19,8 @@ from __future__ import annotations
 import torch
 import torch.fx
 
+from hopc.frontend.nested_graphs import rewrite_nested_graphs
+
 _aten = torch.ops.aten
 
 
@@ -27,27 +29,27 @@ def boolean_predicates(graph_module: torch.fx.GraphModule) -> None:
 
     Only the graphs that had such a predicate are recompiled.
     """
-    for module in graph_module.modules():
-        if not isinstance(module, torch.fx.GraphModule):
+    rewrite_nested_graphs(graph_module, _boolean_predicates_of)
+
+
+def _boolean_predicates_of(module: torch.fx.GraphModule) -> bool:
+    rewritten = False
+    for node in module.graph.find_nodes(op="call_function", target=torch.ops.higher_order.cond):
+        predicate = node.args[0]
+        example = _example(predicate)
+        if example is None or example.numel() != 1 or (
+                example.dtype == torch.bool and example.dim() == 0):
             continue
-        rewritten = False
-        for node in module.graph.find_nodes(op="call_function", target=torch.ops.higher_order.cond):
-            predicate = node.args[0]
-            example = _example(predicate)
-            if example is None or example.numel() != 1 or (
-                    example.dtype == torch.bool and example.dim() == 0):
-                continue
-            graph = module.graph
-            with graph.inserting_before(node):
-                boolean = graph.call_function(_aten.ne.Scalar, (predicate, 0))
+        graph = module.graph
+        with graph.inserting_before(node):
+            boolean = graph.call_function(_aten.ne.Scalar, (predicate, 0))
+            boolean.meta = dict(node.meta)
+            if example.dim() != 0:
+                boolean = graph.call_function(_aten.reshape.default, (boolean, []))
                 boolean.meta = dict(node.meta)
-                if example.dim() != 0:
-                    boolean = graph.call_function(_aten.reshape.default, (boolean, []))
-                    boolean.meta = dict(node.meta)
-            node.update_arg(0, boolean)
-            rewritten = True
-        if rewritten:
-            module.recompile()
+        node.update_arg(0, boolean)
+        rewritten = True
+    return rewritten
 
 
 def _example(value: object) -> torch.Tensor | None:

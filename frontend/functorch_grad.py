@@ -43,6 +43,7 @@ from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing, make
 
 from hopc.frontend.errors import unsupported
 from hopc.frontend.locations import is_torch_source, node_location
+from hopc.frontend.nested_graphs import rewrite_nested_graphs
 
 _functorch = torch._C._functorch
 _ENTER = _functorch._grad_increment_nesting
@@ -69,14 +70,14 @@ def retarget_functorch_grad(graph_module: torch.fx.GraphModule) -> None:
     Raises ``HopcError`` at the user's line for a nested transform. Only the
     graphs that had a region are recompiled.
     """
-    for module in list(graph_module.modules()):
-        if not isinstance(module, torch.fx.GraphModule):
-            continue
-        entries = list(module.graph.find_nodes(op="call_function", target=_ENTER))
-        for index, entry in enumerate(entries):
-            _cut_region(module, entry, f"_grad_region_{index}")
-        if entries:
-            module.recompile()
+    rewrite_nested_graphs(graph_module, _grad_regions_of)
+
+
+def _grad_regions_of(module: torch.fx.GraphModule) -> bool:
+    entries = list(module.graph.find_nodes(op="call_function", target=_ENTER))
+    for index, entry in enumerate(entries):
+        _cut_region(module, entry, f"_grad_region_{index}")
+    return bool(entries)
 
 
 def _user_node(entry: torch.fx.Node) -> torch.fx.Node:

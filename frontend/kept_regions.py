@@ -29,6 +29,8 @@ from torch._higher_order_ops.wrap import tag_activation_checkpoint, wrap
 from torch._ops import HigherOrderOperator
 from torch.fx.experimental.proxy_tensor import ProxyTorchDispatchMode, track_tensor_tree
 
+from hopc.frontend.nested_graphs import rewrite_nested_graphs
+
 
 class KeptRegionOperator(HigherOrderOperator):
     """``name(body, *operands) == body(*operands)``, kept as one node by ATen tracing."""
@@ -74,14 +76,14 @@ def keep_regions(graph_module: torch.fx.GraphModule) -> None:
 
     Only the graphs that had such a call are recompiled.
     """
-    for module in graph_module.modules():
-        if not isinstance(module, torch.fx.GraphModule):
-            continue
-        retargeted = False
-        for original, replacement in _REPLACEMENTS.items():
-            for node in module.graph.find_nodes(op="call_function", target=original):
-                node.target = replacement
-                node.kwargs = {}
-                retargeted = True
-        if retargeted:
-            module.recompile()
+    rewrite_nested_graphs(graph_module, _keep_regions_of)
+
+
+def _keep_regions_of(module: torch.fx.GraphModule) -> bool:
+    retargeted = False
+    for original, replacement in _REPLACEMENTS.items():
+        for node in module.graph.find_nodes(op="call_function", target=original):
+            node.target = replacement
+            node.kwargs = {}
+            retargeted = True
+    return retargeted

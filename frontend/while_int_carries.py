@@ -27,6 +27,8 @@ import operator
 import torch
 import torch.fx
 
+from hopc.frontend.nested_graphs import rewrite_nested_graphs
+
 _aten = torch.ops.aten
 _WHILE = torch.ops.higher_order.while_loop
 
@@ -36,15 +38,15 @@ def tensor_int_carries(graph_module: torch.fx.GraphModule) -> None:
 
     Only the graphs that changed are recompiled.
     """
-    for module in list(graph_module.modules()):
-        if not isinstance(module, torch.fx.GraphModule):
-            continue
-        loops = [node for node in module.graph.find_nodes(op="call_function", target=_WHILE)
-                 if _int_positions(node.args[2])]
-        for loop in loops:
-            _carry_as_tensors(module, loop)
-        if loops:
-            module.recompile()
+    rewrite_nested_graphs(graph_module, _int_carries_of)
+
+
+def _int_carries_of(module: torch.fx.GraphModule) -> bool:
+    loops = [node for node in module.graph.find_nodes(op="call_function", target=_WHILE)
+             if _int_positions(node.args[2])]
+    for loop in loops:
+        _carry_as_tensors(module, loop)
+    return bool(loops)
 
 
 def _is_int(value: object) -> bool:
