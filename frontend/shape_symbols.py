@@ -23,6 +23,7 @@ with (the ``ShapeEnv``'s ``backed_var_to_val``; Note [trace hints] in
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 
 import sympy
 import torch
@@ -61,8 +62,10 @@ class _OwnNames(dict):
 class ShapeSymbols:
     """Names sizes in expression text and records the symbols that appear."""
 
-    def __init__(self, shape_env: ShapeEnv | None):
+    def __init__(self, shape_env: ShapeEnv | None, names: Mapping[sympy.Symbol, str] | None = None):
+        """``names`` maps torch symbols to ours; by default each keeps PyTorch's name."""
         self.shape_env = shape_env
+        self._names = names if names is not None else _OwnNames()
         self._used: dict[str, sympy.Symbol] = {}
         self._read_from_data: set[str] = set()
 
@@ -88,7 +91,7 @@ class ShapeSymbols:
             expression = self.shape_env.simplify(expression)
         for torch_symbol in expression.free_symbols:
             self._used.setdefault(torch_symbol.name, torch_symbol)
-        ours = from_torch(expression, _OwnNames())
+        ours = from_torch(expression, self._names)
         if isinstance(value, torch.SymFloat):
             ours = ToFloat(ours)
         return canonical_dim(symbolic.print_expr(ours))

@@ -49,21 +49,26 @@ def call_arguments(schema: Schema, shapes: FakeShapes,
                    operand_types: Sequence[Sequence[TensorType]],
                    properties: Mapping[str, Attribute],
                    tensor_list_nones: Mapping[str, Sequence[int]],
-                   requires_grad: Sequence[bool]) -> tuple[list[object], dict[str, object]]:
+                   requires_grad: Sequence[bool],
+                   tensors: Sequence[torch.Tensor] | None = None) -> tuple[list[object], dict[str, object]]:
     """``(args, kwargs)`` for ``overload_of(schema)``.
 
     ``requires_grad`` has one flag per tensor operand, in order (flattened
-    ``operand_types``). Arguments after an omitted one go by name.
+    ``operand_types``). Arguments after an omitted one go by name. ``tensors``,
+    one per tensor operand in order, are passed instead of new fake tensors
+    (a traced function's own inputs).
     """
     flags = iter(requires_grad)
+    given = iter(tensors) if tensors is not None else None
     groups = dict(zip((a.name for a in schema.operand_arguments), operand_types, strict=True))
     args: list[object] = []
     kwargs: dict[str, object] = {}
     skipped = False
     for argument in schema.arguments:
         if argument.takes_operands:
-            tensors = [shapes.fake_tensor(t, next(flags)) for t in groups[argument.name]]
-            value = _tensor_arguments(tensors, argument, tensor_list_nones.get(argument.name, ()))
+            passed = [shapes.fake_tensor(t, next(flags)) if given is None else next(given)
+                      for t in groups[argument.name]]
+            value = _tensor_arguments(passed, argument, tensor_list_nones.get(argument.name, ()))
         elif argument.name in properties:
             value = _argument_value(shapes, argument, properties[argument.name])
         else:

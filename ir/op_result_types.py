@@ -46,7 +46,7 @@ _FRESH_PREFIX = "__fresh"
 """Traced and cached result types name the symbols a trace creates ``__fresh0, ...``."""
 
 
-def _pattern(operand_types: Sequence[Sequence[TensorType]], properties: Mapping[str, Attribute],
+def symbol_pattern(operand_types: Sequence[Sequence[TensorType]], properties: Mapping[str, Attribute],
              ) -> dict[str, str]:
     """Each symbol of the operands and properties -> ``p<i>``, in order of first appearance."""
     names: dict[str, str] = {}
@@ -107,7 +107,7 @@ class OpTracer:
         nones = {k: tuple(v) for k, v in (tensor_list_nones or {}).items()}
         flags = tuple(requires_grad) if requires_grad is not None else \
             (False,) * sum(len(g) for g in operand_types)
-        renaming = _pattern(operand_types, properties)
+        renaming = symbol_pattern(operand_types, properties)
         facts = symbols or {}
         ranges = tuple((facts.get(n, SymbolFacts()).lower, facts.get(n, SymbolFacts()).upper)
                        for n in renaming)

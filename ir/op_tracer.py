@@ -268,7 +268,7 @@ def trace(fn: Callable[..., object], operand_types: Sequence[TensorType], *, wha
           symbols: Mapping[str, SymbolFacts] | None = None,
           fresh_symbol: Callable[[], str] | None = None,
           limits: TraceLimits = DEFAULT_LIMITS, location: Location | None = None,
-          ) -> TracedFunction:
+          pass_shapes: bool = False) -> TracedFunction:
     """Traces ``fn(*tensors)`` with ``make_fx``, one fake tensor per operand type.
 
     ``requires_grad`` has one flag per operand (default: none requires grad);
@@ -281,7 +281,8 @@ def trace(fn: Callable[..., object], operand_types: Sequence[TensorType], *, wha
     with traced_scope(shapes, what, location, limits):
         inputs = [shapes.fake_tensor(t, flag) for t, flag in zip(operand_types, flags, strict=True)]
         with unset_fake_temporarily(), enable_python_dispatcher(), shapes.mode:
-            graph = make_fx(fn, tracing_mode="real", _allow_non_fake_inputs=True)(*inputs)
+            traced = (lambda *tensors: fn(shapes, *tensors)) if pass_shapes else fn
+            graph = make_fx(traced, tracing_mode="real", _allow_non_fake_inputs=True)(*inputs)
     output = graph.graph.output_node().args[0]
     values = pytree.tree_map(lambda n: n.meta.get("val") if isinstance(n, torch.fx.Node) else n,
                              output)

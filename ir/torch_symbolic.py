@@ -141,6 +141,11 @@ class FakeShapes:
             self._names[torch_symbol] = name
         return self._symints[name]
 
+    @property
+    def torch_names(self) -> Mapping[sympy.Symbol, str]:
+        """Each torch symbol made so far -> our name for it."""
+        return self._names
+
     def our_text(self, text: str) -> str:
         """PyTorch's text about its symbols (a guard, an error) with our names for them."""
         names = {torch_symbol.name: name for torch_symbol, name in self._names.items()}

@@ -1,0 +1,99 @@
+"""The backward rule of every ATen op: PyTorch's derivative, imported into the joint.
+
+The traced joint of the op (``hopc.passes.autograd.derivatives``) is imported
+with the frontend's ``GraphImporter``: nodes that do not depend on a tangent
+go before the op and replace it, nodes that do are appended as backward ops
+(Note [joint of an op] in ``hopc.passes.autograd.joint``). Sizes in the graph
+are our symbols (``ShapeSymbols`` over the trace's names); the nodes that only
+compute sizes (``sym_size``, arithmetic on them) are not imported, since the
+ops that use them take the sizes as attributes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import sympy
+import torch
+import torch.fx
+import torch.utils._pytree as pytree
+from xdsl.ir import Operation, SSAValue
+
+from hopc.dialects.aten import AtenOp
+from hopc.frontend.importer import GraphImporter, ModuleImports
+from hopc.frontend.shape_symbols import ShapeSymbols
+from hopc.passes.autograd.derivatives import op_derivative
+from hopc.passes.autograd.joint import JointBuilder, is_floating
+
+_IDENTITIES = frozenset({torch.ops.aten.detach_copy.default, torch.ops.aten.alias_copy.default,
+                         torch.ops.aten.lift_fresh_copy.default})
+"""Ops that return their operand's value at the functional level."""
+
+
+class _DerivativeImporter(GraphImporter):
+    """Imports a derivative graph around one forward op of a joint."""
+
+    def __init__(self, imports: ModuleImports, graph: torch.fx.GraphModule, joint: JointBuilder,
+                 op: Operation, tangents: frozenset[torch.fx.Node]):
+        super().__init__(imports, graph, joint.block)
+        self.joint = joint
+        self.op = op
+        self.backward = _depending_on(graph, tangents)
+
+    def import_values(self, inputs: Sequence[SSAValue]) -> object:
+        """Imports every node with the placeholders bound to ``inputs``; the output, as values."""
+        placeholders = self.graph_module.graph.find_nodes(op="placeholder")
+        self.values.update(zip(placeholders, inputs, strict=True))
+        for node in self.graph_module.graph.nodes:
+            if node.op == "call_function":
+                self._import_node(node)
+        output = self.graph_module.graph.output_node().args[0]
+        return pytree.tree_map(lambda n: self.values[n] if isinstance(n, torch.fx.Node) else None,
+                               output)
+
+    def _import_node(self, node: torch.fx.Node) -> None:
+        if isinstance(node.meta.get("val"), torch.SymInt | torch.SymFloat | torch.SymBool):
+            return  # a size: its users take it as an attribute
+        if node.target in _IDENTITIES:
+            self.values[node] = self.value(node.args[0], node)
+            return
+        super()._import_node(node)
+
+    def _add(self, op: Operation, node: torch.fx.Node) -> Operation:
+        if node in self.backward:
+            return self.joint.emit(op)
+        return self.joint.insert_forward(op, self.op)
+
+
+def _depending_on(graph: torch.fx.GraphModule, sources: frozenset[torch.fx.Node]) -> set[torch.fx.Node]:
+    """The nodes of ``graph`` that depend on ``sources``."""
+    depending = set(sources)
+    for node in graph.graph.nodes:
+        if any(i in depending for i in node.all_input_nodes):
+            depending.add(node)
+    return depending
+
+
+def _symbols(torch_names: Mapping[sympy.Symbol, str], back: Mapping[str, str]) -> ShapeSymbols:
+    return ShapeSymbols(None, {symbol: back.get(name, name) for symbol, name in torch_names.items()})
+
+
+def aten_backward(joint: JointBuilder, op: AtenOp, cotangents: list[SSAValue | None]
+                  ) -> list[SSAValue | None]:
+    """Gradients of ``op``'s operands from PyTorch's derivative (see the module docstring)."""
+    differentiated = [i for i, v in enumerate(op.operands) if joint.is_active(v)]
+    with_tangent = [i for i, c in enumerate(cotangents) if c is not None and is_floating(op.results[i])]
+    gradients: list[SSAValue | None] = [None] * len(op.operands)
+    if not differentiated or not with_tangent:
+        return gradients
+    derivative, back = op_derivative(op, differentiated, with_tangent)
+    placeholders = derivative.graph.graph.find_nodes(op="placeholder")
+    importer = _DerivativeImporter(ModuleImports(_symbols(derivative.torch_names, back)),
+                                   derivative.graph, joint, op,
+                                   frozenset(placeholders[len(op.operands):]))
+    outputs, traced_gradients = importer.import_values(
+        [*op.operands, *(cotangents[i] for i in with_tangent)])
+    joint.replace_forward(op, outputs)
+    for index, gradient in zip(differentiated, traced_gradients, strict=True):
+        gradients[index] = gradient
+    return gradients

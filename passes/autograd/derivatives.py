@@ -1,0 +1,134 @@
+"""The derivative of one ATen op, traced by PyTorch and cached.
+
+``op_derivative(op, differentiated, tangent_results)`` traces, with the op
+tracer (``hopc.ir.op_tracer.trace``), the joint of one op::
+
+    def joint(*primals, *tangents):
+        outputs = op(*primals)
+        return outputs, torch.autograd.grad(outputs[tangent_results], primals[differentiated], tangents)
+
+over fake tensors sized by the module's symbols, with ``backed_size_oblivious``
+on and no guard allowed, then retraces that graph under functionalization so
+that it holds no view and no in-place op (views become their ``_copy``
+variants, as everywhere at the functional level). The result is PyTorch's own
+derivative formula as ATen ops, never a hand-written table. A
+CompositeImplicitAutograd op (``linear``, ``matmul``) decomposes in the trace,
+and its traced forward replaces it (Note [joint of an op] in
+``hopc.passes.autograd.joint``).
+
+Note [derivative cache key]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A derivative is cached by what can change it: the op, its properties, its
+operand types (dtypes and shapes), the symbolic dimension pattern (symbols
+renamed ``p0, p1, ...`` in order of appearance, with their declared ranges, as
+in Note [trace cache key] of ``hopc.ir.op_result_types``), which operands are
+differentiated and which results have a cotangent. The cached graph's sizes
+are in pattern names; the caller renames them back (``op_derivative``'s
+second result).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import sympy
+import torch
+import torch.fx
+
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_builders import symbol_facts
+from hopc.ir.aten_call import call_arguments, overload_of
+from hopc.ir.diagnostics import HopcError, location_of
+from hopc.ir.op_result_types import compare_result_types, symbol_pattern
+from hopc.ir.op_tracer import trace
+from hopc.ir.substitution import substitute
+from hopc.ir.torch_symbolic import FakeShapes, SymbolFacts
+from hopc.ir.types import TensorType
+
+
+@dataclass(frozen=True)
+class OpDerivative:
+    """The joint FX graph of one op (see the module docstring), its sizes in pattern names.
+
+    Placeholders: one per tensor operand (flattened, in schema order), then one
+    tangent per result with a cotangent. The output is ``(outputs, gradients)``:
+    every result of the op, and one gradient (or None, where PyTorch's formula
+    gives none) per differentiated operand, in order.
+    """
+
+    graph: torch.fx.GraphModule
+    torch_names: Mapping[sympy.Symbol, str]
+    """Each torch symbol of the graph -> its pattern name (``p0``...)."""
+
+
+_CACHE: dict[tuple, OpDerivative] = {}
+
+
+def op_derivative(op: AtenOp, differentiated: Sequence[int], tangent_results: Sequence[int]
+                  ) -> tuple[OpDerivative, dict[str, str]]:
+    """The derivative of ``op`` (cached), and the renaming from pattern names to the op's symbols.
+
+    ``differentiated`` are flattened operand indices (each a floating-point
+    tensor), ``tangent_results`` result indices (each a floating-point
+    tensor). Raises a HopcError located at ``op`` naming it where PyTorch has
+    no derivative or the trace fails (Note [trace guards]).
+    """
+    groups = [[v.type for v in group] for _, group in op.operand_groups()]
+    properties = dict(op.properties)
+    renaming = symbol_pattern(groups, properties)
+    facts = symbol_facts(list(op.operands))
+    pattern_facts = {canonical: facts.get(name, SymbolFacts()) for name, canonical in renaming.items()}
+    key = (op.name, tuple(sorted((k, substitute(v, renaming)) for k, v in properties.items())),
+           tuple(tuple(substitute(t, renaming) for t in g) for g in groups),
+           tuple((f.lower, f.upper) for f in pattern_facts.values()),
+           tuple(differentiated), tuple(tangent_results))
+    derivative = _CACHE.get(key)
+    if derivative is None:
+        derivative = _CACHE[key] = _trace_derivative(op, renaming, differentiated, tangent_results,
+                                                     pattern_facts)
+    return derivative, {canonical: name for name, canonical in renaming.items()}
+
+
+def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: Sequence[int],
+                      tangent_results: Sequence[int], facts: Mapping[str, SymbolFacts]) -> OpDerivative:
+    location = location_of(op)
+    schema = op.SCHEMA
+    groups = [[substitute(v.type, renaming) for v in group] for _, group in op.operand_groups()]
+    properties = {k: substitute(v, renaming) for k, v in op.properties.items()
+                  if not k.endswith("_nones")}
+    nones = {argument.name: op.tensor_list_nones(argument) for argument, _ in op.operand_groups()}
+    operand_types: list[TensorType] = [t for group in groups for t in group]
+    result_types = [substitute(r.type, renaming) for r in op.results]
+    tangent_types = [result_types[i] for i in tangent_results]
+    count = len(operand_types)
+    overload = overload_of(schema)
+
+    def joint(shapes: FakeShapes, *tensors: torch.Tensor) -> object:
+        primals, tangents = tensors[:count], tensors[count:]
+        args, kwargs = call_arguments(schema, shapes, groups, properties, nones, [False] * count,
+                                      tensors=primals)
+        outputs = overload(*args, **kwargs)
+        flat = list(outputs) if isinstance(outputs, tuple | list) else [outputs]
+        gradients = torch.autograd.grad([flat[i] for i in tangent_results],
+                                        [primals[i] for i in differentiated], list(tangents),
+                                        allow_unused=True)
+        return flat, list(gradients)
+
+    what = f"the derivative of {op.name}"
+    flags = [i in differentiated for i in range(count)] + [False] * len(tangent_types)
+    try:
+        autograd = trace(joint, [*operand_types, *tangent_types], what=what, requires_grad=flags,
+                         symbols=facts, location=location, pass_shapes=True)
+    except HopcError as error:
+        if "not implemented" in error.message or "does not require grad" in error.message:
+            raise HopcError(f"{op.name} has no derivative in PyTorch "
+                            f"({error.message.rsplit(': ', 1)[-1]})", location) from None
+        raise
+    compare_result_types(op.name, autograd.result_types[:len(result_types)], result_types,
+                         frozenset(), location)
+    functional = trace(torch.func.functionalize(autograd.graph, remove="mutations_and_views"),
+                       [*operand_types, *tangent_types], what=what, symbols=facts, location=location)
+    functional.graph.graph.eliminate_dead_code()
+    functional.graph.recompile()
+    return OpDerivative(functional.graph, dict(functional.shapes.torch_names))

@@ -1,0 +1,154 @@
+"""The joint of a block: its forward ops, then each op's backward in reverse order.
+
+``JointBuilder(block, differentiated)`` turns ``block`` (a function body or a
+region body, its terminator removed) into its joint in place: ``build``
+walks the forward ops last to first and, for each op with a cotangent on some
+result, asks the op's backward rule (``hopc.passes.autograd.rules``) for the
+gradients of its operands, which accumulate (``aten.add.Tensor``) into the
+operands' cotangents. Backward ops are appended at the end of the block, so
+the block reads: every forward op, then every backward op (``backward_ops``).
+The partitioner (``hopc.passes.autograd.partition``) splits it there.
+
+Invariants:
+- only *active* values get cotangents: floating-point tensors that depend on a
+  differentiated value through ops (``is_active``); an op with no active
+  operand or no cotangent on any result gets no backward (seed PR 151107);
+- a rule may replace its forward op (``replace_forward``): a composite op by
+  its traced decomposition, a subgraph call by one that also returns residuals;
+  ``resolve`` maps a value of the original block to the one that now holds it;
+- every backward op carries ``hop.seq_nr``, the position of the forward op it
+  came from, and a location naming it (``NameLoc("backward", <forward's loc>)``),
+  so a user maps backward work to forward source lines (seed PR 103129).
+
+Note [joint of an op]
+~~~~~~~~~~~~~~~~~~~~~
+An ATen op's backward is PyTorch's own derivative, traced as the joint of the
+single op (``hopc.passes.autograd.derivatives``). Its nodes that do not depend
+on a tangent are forward nodes: they go before the op and replace it (for a
+primitive op, the same op; for a composite one, its decomposition, together
+with what that forward computes for the backward, as AOTAutograd does). The
+nodes that depend on a tangent are appended as backward ops. Whether a forward
+value the backward reads is saved or recomputed is the partitioner's choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects.builtin import IntegerAttr, NameLoc, StringAttr, i64
+from xdsl.ir import Block, Operation, SSAValue
+
+from hopc.dialects.aten_builders import build_aten
+from hopc.ir.diagnostics import op_error
+from hopc.ir.types import TensorType
+
+SEQUENCE_NUMBER = "hop.seq_nr"
+"""The attribute of a backward op: the sequence number of the forward op it came from."""
+
+_FLOATING = frozenset({"float16", "bfloat16", "float32", "float64"})
+
+
+def is_floating(value: SSAValue) -> bool:
+    """Whether ``value`` is a floating-point tensor (only those carry gradients)."""
+    return isinstance(value.type, TensorType) and value.type.dtype_name in _FLOATING
+
+
+Rule = Callable[["JointBuilder", Operation, list[SSAValue | None]], list[SSAValue | None]]
+"""A backward rule: (builder, forward op, one cotangent or None per result) -> one gradient
+or None per operand. It emits its backward ops with ``builder.emit``."""
+
+
+class JointBuilder:
+    """Builds the joint of one block in place (see the module docstring)."""
+
+    def __init__(self, block: Block, differentiated: Sequence[SSAValue], *, first_sequence: int = 0):
+        self.block = block
+        self.forward_ops: list[Operation] = list(block.ops)
+        self.sequence = {op: first_sequence + index for index, op in enumerate(self.forward_ops)}
+        self.active: set[SSAValue] = {v for v in differentiated if is_floating(v)}
+        for op in self.forward_ops:
+            if any(v in self.active for v in op.operands):
+                self.active.update(r for r in op.results if is_floating(r))
+        self.cotangents: dict[SSAValue, SSAValue] = {}
+        self.backward_ops: list[Operation] = []
+        self._renamed: dict[SSAValue, SSAValue] = {}
+        self._current: Operation | None = None
+
+    # ----------------------------------------------------------------- queries
+
+    def is_active(self, value: SSAValue) -> bool:
+        """Whether ``value`` carries a gradient (a floating tensor depending on a differentiated one)."""
+        return value in self.active
+
+    def resolve(self, value: SSAValue) -> SSAValue:
+        """The value that now holds ``value`` of the original block (after ``replace_forward``)."""
+        while value in self._renamed:
+            value = self._renamed[value]
+        return value
+
+    # ----------------------------------------------------------------- building
+
+    def build(self, outputs: Sequence[SSAValue], cotangents: Sequence[SSAValue | None]
+              ) -> None:
+        """Seeds ``outputs`` with ``cotangents`` and emits the backward of every op that needs one."""
+        from hopc.passes.autograd.rules import backward_rule
+
+        for output, cotangent in zip(outputs, cotangents, strict=True):
+            if cotangent is not None:
+                self.accumulate(output, cotangent)
+        for op in reversed(self.forward_ops):
+            cotangents_of_op = [self.cotangents.get(r) for r in op.results]
+            if all(c is None for c in cotangents_of_op):
+                continue
+            rule = backward_rule(op)
+            if rule is None:
+                raise op_error(op, f"autograd: no backward rule for '{op.name}', and a result of it "
+                                   "needs a gradient")
+            self._current = op
+            gradients = rule(self, op, cotangents_of_op)
+            self._current = None
+            for operand, gradient in zip(op.operands, gradients, strict=True):
+                if gradient is not None:
+                    self.accumulate(operand, gradient)
+
+    def gradient(self, value: SSAValue) -> SSAValue | None:
+        """The accumulated cotangent of ``value`` (its gradient, once ``build`` is done)."""
+        return self.cotangents.get(value)
+
+    def accumulate(self, value: SSAValue, gradient: SSAValue) -> None:
+        """Adds ``gradient`` to ``value``'s cotangent (nothing for an inactive value)."""
+        if value not in self.active:
+            return
+        existing = self.cotangents.get(value)
+        if existing is None:
+            self.cotangents[value] = gradient
+            return
+        self.cotangents[value] = self.emit(build_aten("aten.add.Tensor", [existing, gradient],
+                                                      origin=self._current)).results[0]
+
+    def emit(self, op: Operation) -> Operation:
+        """Appends a backward op, marked with the forward op it came from."""
+        forward = self._current
+        if forward is not None:
+            op.attributes[SEQUENCE_NUMBER] = IntegerAttr(self.sequence.get(forward, -1), i64)
+            op.location = NameLoc(StringAttr(f"backward of {forward.name}"), forward.location)
+        self.block.add_op(op)
+        self.backward_ops.append(op)
+        return op
+
+    def insert_forward(self, op: Operation, before: Operation) -> Operation:
+        """Inserts a forward op before ``before`` (a rule's replacement of its op)."""
+        op.location = before.location
+        self.block.insert_op_before(op, before)
+        return op
+
+    def replace_forward(self, op: Operation, values: Sequence[SSAValue]) -> None:
+        """Replaces the results of forward op ``op`` by ``values`` and erases it."""
+        for result, value in zip(op.results, values, strict=True):
+            result.replace_all_uses_with(value)
+            self._renamed[result] = value
+            if result in self.active and is_floating(value):
+                self.active.add(value)
+        op.detach()
+        op.erase()
+

@@ -1,0 +1,211 @@
+"""Splits a joint block into a forward and a backward block by a min-cut.
+
+The joint (``hopc.passes.autograd.joint``) reads: forward ops, then backward
+ops. The backward reads some forward values; each is either saved (the
+forward returns it, the backward takes it) or recomputed in the backward from
+other values. ``choose_saved`` picks the set of saved values of least total
+size, as PyTorch's ``min_cut_rematerialization_partition`` does:
+
+Note [min-cut partition]
+~~~~~~~~~~~~~~~~~~~~~~~~
+A flow network has two nodes per forward value ``v``, ``v.in -> v.out`` with
+capacity its size in bytes (sizes evaluated at the symbols' hints), and an
+infinite edge ``u.out -> v.in`` for each operand ``u`` of ``v``'s op. The
+source feeds, infinitely, the block's arguments and every value whose op may
+not be recomputed; every forward value a backward op reads feeds the sink. A
+minimum cut separates what the forward computes from what the backward
+needs; the cut ``v.in -> v.out`` edges are the saved values. Ops that may be
+recomputed are cheap ones: pointwise and view-copy ATen ops (PyTorch's op
+tags), factories without tensor operands, and shape arithmetic; never a random
+op, a HOP or a data read (``hop.item``).
+
+``split`` then builds the two blocks by cloning: the forward is every forward
+op, returning the outputs and the saved values; the backward takes the saved
+values and the cotangents and holds the recomputed forward ops, then the
+backward ops. Symbols the backward mentions but its arguments do not bind
+are saved as ``!hop.symint`` values (read with ``hop.sym_size`` where an
+argument's dimension binds one), so the backward is symbol-closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import networkx
+import torch
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+from hopc.dialects import hop
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_builders import symbol_facts
+from hopc.ir import symbolic
+from hopc.ir.aten_call import overload_of
+from hopc.ir.substitution import parameters
+from hopc.ir.symbol_uses import symbols_mentioned_by
+from hopc.ir.torch_symbolic import SymbolFacts
+from hopc.ir.torch_values import dtype_of
+from hopc.ir.types import SymIntType, TensorType
+
+_CHEAP_TAGS = (torch.Tag.pointwise, torch.Tag.view_copy)
+
+
+def recomputable(op: Operation) -> bool:
+    """Whether the backward may recompute ``op`` rather than have it saved (Note [min-cut partition])."""
+    if isinstance(op, AtenOp):
+        if op.SCHEMA.is_random:
+            return False
+        if not op.operands:
+            return True
+        tags = overload_of(op.SCHEMA).tags
+        return any(tag in tags for tag in _CHEAP_TAGS)
+    return isinstance(op, hop.SymSizeOp | hop.SymConstantOp) or op.name.startswith("hop.sym_")
+
+
+def size_in_bytes(value: SSAValue, facts: dict[str, SymbolFacts]) -> int:
+    """The size of ``value`` at the symbols' hints (a size value counts 1 byte)."""
+    type_ = value.type
+    if not isinstance(type_, TensorType):
+        return 1
+    count = 1
+    for dim in type_.shape:
+        count *= dim if isinstance(dim, int) else _hinted(dim, facts)
+    return max(count, 1) * torch.empty((), dtype=dtype_of(type_.element_type)).element_size()
+
+
+def _hinted(dim: str, facts: dict[str, SymbolFacts]) -> int:
+    expression = symbolic.parse_expr(dim)
+    values = {s: facts.get(s.name, SymbolFacts()).example() for s in expression.free_symbols}
+    try:
+        return max(int(expression.subs(values)), 0)
+    except (TypeError, ValueError):
+        return 1
+
+
+def choose_saved(forward_ops: Sequence[Operation], arguments: Sequence[SSAValue],
+                 needed: Iterable[SSAValue]) -> list[SSAValue]:
+    """The forward values to save so that the backward can compute ``needed`` (Note [min-cut partition])."""
+    needed = list(dict.fromkeys(needed))
+    if not needed:
+        return []
+    facts = symbol_facts([*arguments, *needed])
+    graph = networkx.DiGraph()
+    for value in arguments:
+        graph.add_edge("source", ("in", value))
+        graph.add_edge(("in", value), ("out", value), capacity=size_in_bytes(value, facts))
+    for op in forward_ops:
+        cheap = recomputable(op)
+        for result in op.results:
+            # One byte more than an argument of the same size: on a tie, save the argument.
+            graph.add_edge(("in", result), ("out", result), capacity=size_in_bytes(result, facts) + 1)
+            if not cheap:
+                graph.add_edge("source", ("in", result))
+            for operand in op.operands:
+                graph.add_edge(("out", operand), ("in", result))
+    for value in needed:
+        graph.add_edge(("out", value), "sink")
+    _, (source_side, _) = networkx.minimum_cut(graph, "source", "sink")
+    values = [*arguments, *(r for op in forward_ops for r in op.results)]
+    return [v for v in values if ("in", v) in source_side and ("out", v) not in source_side]
+
+
+@dataclass
+class Split:
+    """A joint block split in two (see the module docstring).
+
+    ``forward`` takes the joint's primal arguments and ends without a
+    terminator; ``forward_results`` are the outputs then the saved values.
+    ``backward`` takes the saved values then the cotangents; ``backward_results``
+    are the gradients. ``saved_count`` counts the saved values.
+    """
+
+    forward: Block
+    forward_results: list[SSAValue]
+    backward: Block
+    backward_results: list[SSAValue]
+    saved_count: int
+
+
+def split(joint: Block, primal_count: int, backward_ops: Sequence[Operation],
+          outputs: Sequence[SSAValue], gradients: Sequence[SSAValue]) -> Split:
+    """Splits ``joint`` (primal arguments first, then cotangents) into forward and backward blocks."""
+    in_backward = set(backward_ops)
+    forward_ops = [op for op in joint.ops if op not in in_backward]
+    primals = list(joint.args[:primal_count])
+    cotangents = list(joint.args[primal_count:])
+    forward_values = set(primals) | {r for op in forward_ops for r in op.results}
+    read = [v for op in backward_ops for v in op.operands if v in forward_values]
+    read += [v for v in gradients if v in forward_values]
+    saved = choose_saved(forward_ops, primals, read)
+
+    forward = Block(arg_types=[a.type for a in primals])
+    _copy_names(primals, forward.args)
+    mapping: dict[SSAValue, SSAValue] = dict(zip(primals, forward.args))
+    for op in forward_ops:
+        forward.add_op(op.clone(value_mapper=mapping))
+    recomputed = _recomputed(forward_ops, saved, [*backward_ops], gradients, forward_values)
+    symbols = _unbound_symbols([*recomputed, *backward_ops], [*saved, *cotangents])
+    saved += [_symbol_value(symbol, forward, mapping, forward_ops, primals) for symbol in symbols]
+
+    backward = Block(arg_types=[v.type for v in [*saved, *cotangents]])
+    _copy_names([*saved, *cotangents], backward.args)
+    inner: dict[SSAValue, SSAValue] = dict(zip([*saved, *cotangents], backward.args))
+    for op in [*recomputed, *backward_ops]:
+        backward.add_op(op.clone(value_mapper=inner))
+    return Split(forward, [mapping[v] for v in [*outputs, *saved]], backward,
+                 [inner.get(g, g) for g in gradients], len(saved))
+
+
+def _copy_names(values: Sequence[SSAValue], arguments: Sequence[BlockArgument]) -> None:
+    for value, argument in zip(values, arguments, strict=True):
+        argument.name_hint = value.name_hint
+
+
+def _recomputed(forward_ops: Sequence[Operation], saved: Sequence[SSAValue],
+                backward_ops: Sequence[Operation], gradients: Sequence[SSAValue],
+                forward_values: set[SSAValue]) -> list[Operation]:
+    """The forward ops the backward reruns, in forward order."""
+    kept = set(saved)
+    pending = [v for op in backward_ops for v in op.operands] + list(gradients)
+    chosen: set[Operation] = set()
+    while pending:
+        value = pending.pop()
+        if value in kept or value not in forward_values:
+            continue
+        kept.add(value)
+        owner = value.owner
+        assert isinstance(owner, Operation), f"an unsaved block argument {value} is needed"
+        if owner not in chosen:
+            chosen.add(owner)
+            pending.extend(owner.operands)
+    return [op for op in forward_ops if op in chosen]
+
+
+def _unbound_symbols(ops: Sequence[Operation], arguments: Sequence[SSAValue]) -> list[str]:
+    """Symbols that ``ops`` mention (at any depth) and neither ``arguments`` nor ``ops`` bind."""
+    bound = set(parameters([a.type for a in arguments]))
+    mentioned: dict[str, None] = {}
+    for op in ops:
+        for nested in op.walk():
+            bound.update(r.type.value for r in nested.results if isinstance(r.type, SymIntType))
+            mentioned.update(dict.fromkeys(symbols_mentioned_by(nested)))
+    return [s for s in mentioned if s not in bound]
+
+
+def _symbol_value(symbol: str, forward: Block, mapping: dict[SSAValue, SSAValue],
+                  forward_ops: Sequence[Operation], primals: Sequence[BlockArgument]) -> SSAValue:
+    """A value of ``!hop.symint<symbol>`` the forward computes, read from an argument's size if need be.
+
+    The value is one of the joint's, or a new one of ``forward`` mapped to itself in ``mapping``.
+    """
+    for value in [*primals, *(r for op in forward_ops for r in op.results)]:
+        if isinstance(value.type, SymIntType) and value.type.value == symbol:
+            return value
+    for argument in primals:
+        type_ = argument.type
+        if isinstance(type_, TensorType) and symbol in type_.shape:
+            size = hop.SymSizeOp(mapping[argument], type_.shape.index(symbol))
+            forward.add_op(size)
+            mapping[size.results[0]] = size.results[0]
+            return size.results[0]
+    raise AssertionError(f"no forward value binds symbol {symbol}")
