@@ -1,0 +1,73 @@
+// RUN: hopc-opt --autograd --split-input-file %s | filecheck %s
+// RUN: hopc-opt --autograd --split-input-file %s | hopc-opt --split-input-file | filecheck %s
+
+// Each op's backward is PyTorch's derivative (tanh_backward; mul's takes the
+// other operand). The min-cut partitioner saves the inputs x and w and
+// recomputes the pointwise tanh in the backward rather than saving it as well.
+// Backward ops name the forward op they came from by its sequence number.
+
+// CHECK-LABEL: builtin.module
+// CHECK:      hop.entry forward @forward
+// CHECK-NEXT: hop.entry backward @backward
+// CHECK:      func.func @forward(%x: !hop.tensor<[s0, 4], f32> {hop.requires_grad}, %w: !hop.tensor<[4], f32> {hop.requires_grad})
+// CHECK-SAME:   -> (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32> {hop.saved = 0 : i64}, !hop.tensor<[4], f32> {hop.saved = 1 : i64})
+// CHECK:        func.return %mul, %x, %w
+// CHECK:      func.func @backward(%x: {{.*}} {hop.saved = 0 : i64}, %w: {{.*}} {hop.saved = 1 : i64}, %tangent: !hop.tensor<[s0, 4], f32> {hop.cotangent_of = 0 : i64})
+// CHECK-SAME:   -> (!hop.tensor<[s0, 4], f32> {hop.gradient_of = 0 : i64}, !hop.tensor<[4], f32> {hop.gradient_of = 1 : i64})
+// CHECK-NEXT:   %tanh = aten.tanh(%x)
+// CHECK:        aten.mul.Tensor(%tangent, %w) {hop.seq_nr = 1 : i64}
+// CHECK:        aten.tanh_backward({{.*}}, %tanh) {hop.seq_nr = 0 : i64}
+
+builtin.module {
+  hop.symbol @s0 backed [2, oo] hint 3
+  func.func @forward(%x: !hop.tensor<[s0, 4], f32> {hop.requires_grad}, %w: !hop.tensor<[4], f32> {hop.requires_grad}) -> !hop.tensor<[s0, 4], f32> {
+    %t = aten.tanh(%x) : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
+    %y = aten.mul.Tensor(%t, %w) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[s0, 4], f32>
+    func.return %y : !hop.tensor<[s0, 4], f32>
+  }
+}
+
+// -----
+
+// Nothing requires grad: the pass leaves the module alone (no entries, no backward).
+// CHECK-LABEL: builtin.module
+// CHECK-NOT:   hop.entry
+// CHECK:       func.func @forward(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+// CHECK-NEXT:    aten.tanh
+// CHECK-NEXT:    func.return
+builtin.module {
+  func.func @forward(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+    %t = aten.tanh(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    func.return %t : !hop.tensor<[4], f32>
+  }
+}
+
+// -----
+
+// Only an integer output depends on the differentiated input: nothing to differentiate.
+// CHECK-LABEL: builtin.module
+// CHECK-NOT:   hop.entry
+// CHECK:       aten.argmax
+builtin.module {
+  func.func @forward(%x: !hop.tensor<[4], f32> {hop.requires_grad}) -> !hop.tensor<[], i64> {
+    %i = aten.argmax(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[], i64>
+    func.return %i : !hop.tensor<[], i64>
+  }
+}
+
+// -----
+
+// A size the backward needs but no saved tensor binds is saved as a !hop.symint:
+// the gradient of sum(x) expands the cotangent back to [s0, 4].
+// CHECK-LABEL: builtin.module
+// CHECK:       func.func @forward(
+// CHECK:         hop.sym_size %x[0]
+// CHECK:       func.func @backward(%{{.*}}: !hop.symint<s0> {hop.saved = 0 : i64}, %tangent: !hop.tensor<[], f32> {hop.cotangent_of = 0 : i64})
+// CHECK:         aten.expand_copy{{.*}}size = [#hop.expr<s0>, 4 : i64]
+builtin.module {
+  hop.symbol @s0 backed [2, oo] hint 3
+  func.func @forward(%x: !hop.tensor<[s0, 4], f32> {hop.requires_grad}) -> !hop.tensor<[], f32> {
+    %s = aten.sum(%x) : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[], f32>
+    func.return %s : !hop.tensor<[], f32>
+  }
+}
