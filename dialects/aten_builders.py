@@ -19,7 +19,9 @@ The new op is not inserted anywhere.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import count
 
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, i64
@@ -39,14 +41,34 @@ Operand = SSAValue | None | Sequence[SSAValue | None]
 """What ``build_aten`` takes for one tensor argument."""
 
 
+_DETACHED_SCOPE: ContextVar[Operation | None] = ContextVar("detached_scope", default=None)
+
+
+@contextmanager
+def symbols_of(module: Operation) -> Iterator[None]:
+    """Within it, values in blocks not (yet) inside a module take ``module``'s symbol declarations.
+
+    A pass that builds new blocks before attaching them (autograd's joints)
+    keeps the hints and ranges of the module it works on.
+    """
+    token = _DETACHED_SCOPE.set(module)
+    try:
+        yield
+    finally:
+        _DETACHED_SCOPE.reset(token)
+
+
 def symbol_facts(values: Sequence[SSAValue]) -> dict[str, SymbolFacts]:
-    """The hint and range of each symbol the module around ``values`` declares (empty outside one)."""
-    for value in values:
-        table = _symbol_table_of(value)
-        if table is not None:
-            return {op.symbol: SymbolFacts(op.hint_value, *op.value_range)
-                    for op in table.regions[0].block.ops if isinstance(op, SymbolOp)}
-    return {}
+    """The hint and range of each symbol the module around ``values`` declares.
+
+    Values in a detached block take those of the module of the innermost
+    ``symbols_of`` scope; without one, none (empty).
+    """
+    table = next((t for t in map(_symbol_table_of, values) if t is not None), _DETACHED_SCOPE.get())
+    if table is None:
+        return {}
+    return {op.symbol: SymbolFacts(op.hint_value, *op.value_range)
+            for op in table.regions[0].block.ops if isinstance(op, SymbolOp)}
 
 
 def _symbol_table_of(value: SSAValue) -> Operation | None:

@@ -172,7 +172,7 @@ class FakeShapes:
         """A torch size as our dimension; a new unbacked symbol gets a fresh name of ours."""
         if isinstance(size, int):
             return size
-        expression = size.node.expr
+        expression = self.shape_env.replace(size.node.expr)  # an equality the trace learned
         for torch_symbol in expression.free_symbols:
             if torch_symbol not in self._names:
                 if self._fresh_symbol is None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import sympy
 import torch
 import torch.fx
 import torch.utils._pytree as pytree
@@ -22,7 +21,7 @@ from xdsl.ir import Operation, SSAValue
 from hopc.dialects.aten import AtenOp
 from hopc.frontend.importer import GraphImporter, ModuleImports
 from hopc.frontend.shape_symbols import ShapeSymbols
-from hopc.passes.autograd.derivatives import op_derivative
+from hopc.passes.autograd.derivatives import OpDerivative, op_derivative
 from hopc.passes.autograd.joint import JointBuilder, is_floating
 
 _IDENTITIES = frozenset({torch.ops.aten.detach_copy.default, torch.ops.aten.alias_copy.default,
@@ -41,9 +40,12 @@ class _DerivativeImporter(GraphImporter):
         self.backward = _depending_on(graph, tangents)
 
     def import_values(self, inputs: Sequence[SSAValue]) -> object:
-        """Imports every node with the placeholders bound to ``inputs``; the output, as values."""
+        """Imports every node with the first placeholders bound to ``inputs``; the output, as values.
+
+        The placeholders after them carry sizes only (Note [size carriers]) and stay unbound.
+        """
         placeholders = self.graph_module.graph.find_nodes(op="placeholder")
-        self.values.update(zip(placeholders, inputs, strict=True))
+        self.values.update(zip(placeholders, inputs))
         for node in self.graph_module.graph.nodes:
             if node.op == "call_function":
                 self._import_node(node)
@@ -74,8 +76,10 @@ def _depending_on(graph: torch.fx.GraphModule, sources: frozenset[torch.fx.Node]
     return depending
 
 
-def _symbols(torch_names: Mapping[sympy.Symbol, str], back: Mapping[str, str]) -> ShapeSymbols:
-    return ShapeSymbols(None, {symbol: back.get(name, name) for symbol, name in torch_names.items()})
+def _symbols(derivative: OpDerivative, back: Mapping[str, str]) -> ShapeSymbols:
+    """Sizes of the derivative's graph as our expressions, in the forward op's symbols."""
+    return ShapeSymbols(derivative.shape_env, {symbol: back.get(name, name)
+                                               for symbol, name in derivative.torch_names.items()})
 
 
 def aten_backward(joint: JointBuilder, op: AtenOp, cotangents: list[SSAValue | None]
@@ -88,12 +92,12 @@ def aten_backward(joint: JointBuilder, op: AtenOp, cotangents: list[SSAValue | N
         return gradients
     derivative, back = op_derivative(op, differentiated, with_tangent)
     placeholders = derivative.graph.graph.find_nodes(op="placeholder")
-    importer = _DerivativeImporter(ModuleImports(_symbols(derivative.torch_names, back)),
-                                   derivative.graph, joint, op,
-                                   frozenset(placeholders[len(op.operands):]))
+    tangents = frozenset(placeholders[len(op.operands):len(placeholders) - derivative.carrier_count])
+    importer = _DerivativeImporter(ModuleImports(_symbols(derivative, back)), derivative.graph, joint, op,
+                                   tangents)
     outputs, traced_gradients = importer.import_values(
         [*op.operands, *(cotangents[i] for i in with_tangent)])
     joint.replace_forward(op, outputs)
-    for index, gradient in zip(differentiated, traced_gradients, strict=True):
+    for index, gradient in zip(derivative.differentiated, traced_gradients, strict=True):
         gradients[index] = gradient
     return gradients

@@ -35,6 +35,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.passes import ModulePass
 
+from hopc.dialects.aten_builders import symbols_of
 from hopc.dialects.hop_module import COTANGENT_OF, GRADIENT_OF, SAVED, EntryOp
 from hopc.ir.module import entry_function
 from hopc.ir.signature import function_signature
@@ -57,6 +58,11 @@ class AutogradPass(ModulePass):
 
 def differentiate(module: ModuleOp, *, joint: bool = False, context: Context | None = None) -> ModuleOp:
     """Runs ``--autograd`` on ``module`` in place (see the module docstring) and returns it."""
+    with symbols_of(module):
+        return _differentiate(module, joint, context)
+
+
+def _differentiate(module: ModuleOp, joint: bool, context: Context | None) -> ModuleOp:
     forward = entry_function(module, "forward")
     signature = function_signature(forward)
     if not signature.requires_grad:
@@ -67,7 +73,8 @@ def differentiate(module: ModuleOp, *, joint: bool = False, context: Context | N
     results = list(returned.operands)
     returned.detach()
     returned.erase()
-    builder = JointBuilder(joint_block, [joint_block.args[i] for i in sorted(signature.requires_grad)])
+    builder = JointBuilder(joint_block, [joint_block.args[i] for i in sorted(signature.requires_grad)],
+                           module=module)
     differentiated_outputs = [i for i in signature.user_outputs if builder.is_active(results[i])]
     if not differentiated_outputs:
         return module

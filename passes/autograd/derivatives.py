@@ -16,6 +16,23 @@ CompositeImplicitAutograd op (``linear``, ``matmul``) decomposes in the trace,
 and its traced forward replaces it (Note [joint of an op] in
 ``hopc.passes.autograd.joint``).
 
+Note [data-dependent tangents]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+An op with a data-dependent size (``index`` with a mask, ``nonzero``) gives
+its output a fresh unbacked size in the trace, while the IR names it by the
+op's result symbol, which the tangent's type uses. ``torch._check(fresh ==
+ours)`` records the equality as a replacement in the trace's ``ShapeEnv``
+(not a guard), so autograd accepts the tangent, and sizes map back to ours
+through it.
+
+Note [size carriers]
+~~~~~~~~~~~~~~~~~~~~
+A symbol that an op's attributes mention but none of its tensors has as a
+dimension (``mul.Scalar(x, s1)`` where x is ``[s0]``) must still be an input
+of the trace, or ``make_fx`` cannot record the size. Such symbols enter as
+extra placeholders, ``[p1]`` boolean tensors whose only use is their size;
+the importer binds them to no value, and the sizes become attributes.
+
 Note [derivative cache key]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 A derivative is cached by what can change it: the op, its properties, its
@@ -29,12 +46,15 @@ second result).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import sympy
 import torch
 import torch.fx
+from torch.fx.experimental.symbolic_shapes import ShapeEnv
+from xdsl.dialects.builtin import i1
 
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_builders import symbol_facts
@@ -42,9 +62,9 @@ from hopc.ir.aten_call import call_arguments, overload_of
 from hopc.ir.diagnostics import HopcError, location_of
 from hopc.ir.op_result_types import compare_result_types, symbol_pattern
 from hopc.ir.op_tracer import trace
-from hopc.ir.substitution import substitute
+from hopc.ir.substitution import parameters, substitute
 from hopc.ir.torch_symbolic import FakeShapes, SymbolFacts
-from hopc.ir.types import TensorType
+from hopc.ir.types import TensorType, is_float_symbol_name
 
 
 @dataclass(frozen=True)
@@ -54,12 +74,18 @@ class OpDerivative:
     Placeholders: one per tensor operand (flattened, in schema order), then one
     tangent per result with a cotangent. The output is ``(outputs, gradients)``:
     every result of the op, and one gradient (or None, where PyTorch's formula
-    gives none) per differentiated operand, in order.
+    gives none) per operand of ``differentiated``, in order.
     """
 
     graph: torch.fx.GraphModule
+    differentiated: tuple[int, ...]
+    """The operands the gradients are of: those asked for, less any the op has no derivative in."""
+    shape_env: ShapeEnv
+    """The trace's: it knows the equalities the trace learned (Note [data-dependent tangents])."""
     torch_names: Mapping[sympy.Symbol, str]
     """Each torch symbol of the graph -> its pattern name (``p0``...)."""
+    carrier_count: int
+    """Placeholders after the tangents that only carry sizes (Note [size carriers])."""
 
 
 _CACHE: dict[tuple, OpDerivative] = {}
@@ -76,18 +102,52 @@ def op_derivative(op: AtenOp, differentiated: Sequence[int], tangent_results: Se
     """
     groups = [[v.type for v in group] for _, group in op.operand_groups()]
     properties = dict(op.properties)
-    renaming = symbol_pattern(groups, properties)
-    facts = symbol_facts(list(op.operands))
+    results = [[r.type for r in op.results]]  # a data-dependent size is named by the result's symbol
+    renaming = symbol_pattern([*groups, *results], properties)
+    facts = symbol_facts([*op.operands, *op.results])
     pattern_facts = {canonical: facts.get(name, SymbolFacts()) for name, canonical in renaming.items()}
     key = (op.name, tuple(sorted((k, substitute(v, renaming)) for k, v in properties.items())),
-           tuple(tuple(substitute(t, renaming) for t in g) for g in groups),
+           tuple(tuple(substitute(t, renaming) for t in g) for g in [*groups, *results]),
            tuple((f.lower, f.upper) for f in pattern_facts.values()),
            tuple(differentiated), tuple(tangent_results))
     derivative = _CACHE.get(key)
     if derivative is None:
-        derivative = _CACHE[key] = _trace_derivative(op, renaming, differentiated, tangent_results,
-                                                     pattern_facts)
+        derivative = _CACHE[key] = _differentiable_trace(op, renaming, list(differentiated),
+                                                         tangent_results, pattern_facts)
     return derivative, {canonical: name for name, canonical in renaming.items()}
+
+
+_NOT_DIFFERENTIABLE = re.compile(r"is not differentiable with respect to argument '(\w+)'")
+
+
+def _differentiable_trace(op: AtenOp, renaming: Mapping[str, str], differentiated: list[int],
+                          tangent_results: Sequence[int], facts: Mapping[str, SymbolFacts]) -> OpDerivative:
+    """The trace, leaving out the operands PyTorch says the op is not differentiable in.
+
+    (``running_mean`` of a training-mode batch norm: an input that is active
+    because it was computed from differentiated values, but has no derivative.)
+    """
+    while True:
+        try:
+            return _trace_derivative(op, renaming, differentiated, tangent_results, facts)
+        except HopcError as error:
+            match = _NOT_DIFFERENTIABLE.search(error.message)
+            if match is None:
+                raise
+            offsets = _operand_offsets(op)
+            dropped = set(offsets.get(match[1], ()))
+            if not dropped & set(differentiated):
+                raise
+            differentiated = [i for i in differentiated if i not in dropped]
+
+
+def _operand_offsets(op: AtenOp) -> dict[str, range]:
+    """Each tensor argument's name -> the flattened operand indices passed for it."""
+    offsets, start = {}, 0
+    for argument, group in op.operand_groups():
+        offsets[argument.name] = range(start, start + len(group))
+        start += len(group)
+    return offsets
 
 
 def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: Sequence[int],
@@ -101,24 +161,28 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
     operand_types: list[TensorType] = [t for group in groups for t in group]
     result_types = [substitute(r.type, renaming) for r in op.results]
     tangent_types = [result_types[i] for i in tangent_results]
-    count = len(operand_types)
+    carriers = _size_carriers([*operand_types, *tangent_types], facts)
+    inputs = [*operand_types, *tangent_types, *carriers]
+    count, tangent_count = len(operand_types), len(tangent_types)
     overload = overload_of(schema)
 
     def joint(shapes: FakeShapes, *tensors: torch.Tensor) -> object:
-        primals, tangents = tensors[:count], tensors[count:]
+        primals, tangents = tensors[:count], tensors[count:count + tangent_count]
         args, kwargs = call_arguments(schema, shapes, groups, properties, nones, [False] * count,
                                       tensors=primals)
         outputs = overload(*args, **kwargs)
         flat = list(outputs) if isinstance(outputs, tuple | list) else [outputs]
+        for index, tangent in zip(tangent_results, tangents, strict=True):
+            _same_sizes(flat[index], tangent)
         gradients = torch.autograd.grad([flat[i] for i in tangent_results],
                                         [primals[i] for i in differentiated], list(tangents),
                                         allow_unused=True)
         return flat, list(gradients)
 
     what = f"the derivative of {op.name}"
-    flags = [i in differentiated for i in range(count)] + [False] * len(tangent_types)
+    flags = [i in differentiated for i in range(len(inputs))]
     try:
-        autograd = trace(joint, [*operand_types, *tangent_types], what=what, requires_grad=flags,
+        autograd = trace(joint, inputs, what=what, requires_grad=flags,
                          symbols=facts, location=location, pass_shapes=True)
     except HopcError as error:
         if "not implemented" in error.message or "does not require grad" in error.message:
@@ -127,8 +191,28 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
         raise
     compare_result_types(op.name, autograd.result_types[:len(result_types)], result_types,
                          frozenset(), location)
-    functional = trace(torch.func.functionalize(autograd.graph, remove="mutations_and_views"),
-                       [*operand_types, *tangent_types], what=what, symbols=facts, location=location)
+    functionalized = torch.func.functionalize(autograd.graph, remove="mutations_and_views")
+
+    def functional_joint(*tensors: torch.Tensor) -> object:
+        outputs, gradients = functionalized(*tensors)
+        for index, tangent in zip(tangent_results, tensors[count:count + tangent_count], strict=True):
+            _same_sizes(outputs[index], tangent)
+        return outputs, gradients
+
+    functional = trace(functional_joint, inputs, what=what, symbols=facts, location=location)
     functional.graph.graph.eliminate_dead_code()
     functional.graph.recompile()
-    return OpDerivative(functional.graph, dict(functional.shapes.torch_names))
+    return OpDerivative(functional.graph, tuple(differentiated), functional.shapes.shape_env,
+                        dict(functional.shapes.torch_names), len(carriers))
+
+
+def _size_carriers(types: Sequence[TensorType], facts: Mapping[str, SymbolFacts]) -> list[TensorType]:
+    """One ``[p]`` tensor per symbol no operand or tangent has as a dimension (Note [size carriers])."""
+    bound = set(parameters(types))
+    return [TensorType([name], i1) for name in facts if name not in bound and not is_float_symbol_name(name)]
+
+
+def _same_sizes(output: torch.Tensor, tangent: torch.Tensor) -> None:
+    """Tells the trace that a tangent has its output's sizes (Note [data-dependent tangents])."""
+    for output_size, tangent_size in zip(output.shape, tangent.shape, strict=True):
+        torch._check(output_size == tangent_size)

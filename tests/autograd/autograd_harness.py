@@ -21,6 +21,8 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, UnitAttr
 
 import hopc
 from hopc.backend.interpreter import run_module
+from hopc.backend.runtime.entry_values import constant_tensor
+from hopc.dialects.hop_module import ConstantOp
 from hopc.ir.module import entry_function, entry_signature
 from hopc.ir.verify import verify_module
 from hopc.passes.autograd import differentiate
@@ -38,13 +40,17 @@ def mark_requires_grad(module: ModuleOp, indices: Sequence[int]) -> None:
 
 
 def entry_values(program, args: Sequence[torch.Tensor], module: ModuleOp) -> list[torch.Tensor]:
-    """The forward entry's arguments: the user's inputs, then parameters and buffers by name."""
+    """The forward entry's arguments: the user's inputs, parameters and buffers by name, constants."""
     signature = entry_signature(module)
     named = dict(program.named_parameters()) | dict(program.named_buffers()) \
         if isinstance(program, torch.nn.Module) else {}
+    constants = {op.symbol: constant_tensor(op) for op in module.ops if isinstance(op, ConstantOp)}
     values, inputs = [], iter(args)
     for role in signature.arguments:
-        values.append(next(inputs) if role.kind == "user" else named[role.target])
+        if role.kind == "user":
+            values.append(next(inputs))
+        else:
+            values.append(constants[role.target] if role.kind == "hop.constant" else named[role.target])
     return values
 
 
@@ -53,8 +59,10 @@ def differentiated(program, args: Sequence[torch.Tensor], *, dynamic_shapes=None
     """(functional module, differentiated module, entry values) of ``program`` on ``args``."""
     module = run_pipeline(hopc.capture(program, tuple(args), dynamic_shapes=dynamic_shapes))
     values = entry_values(program, args, module)
-    mark_requires_grad(module, [i for i, v in enumerate(values)
-                                if isinstance(v, torch.Tensor) and v.is_floating_point()])
+    roles = entry_signature(module).arguments
+    mark_requires_grad(module, [i for i, (v, role) in enumerate(zip(values, roles))
+                                if role.kind in ("user", "hop.parameter") and isinstance(v, torch.Tensor)
+                                and v.is_floating_point()])
     functional = module.clone()
     differentiate(module, joint=joint)
     verify_module(module)
@@ -91,9 +99,10 @@ def check_gradients(program, args: Sequence[torch.Tensor], *, dynamic_shapes=Non
 
     differentiable = sorted(forward.requires_grad)
     leaves = [v.detach().clone().requires_grad_(i in differentiable) for i, v in enumerate(values)]
-    oracle_outputs = run_module(functional, leaves)
-    for name, expected_outputs in (("oracle", oracle_outputs), ("eager", _eager(program, run_args, leaves,
-                                                                               functional))):
+    oracle_outputs = run_module(functional, [leaf.clone() if leaf.requires_grad else leaf for leaf in leaves])
+    for name, expected_outputs in (("oracle", oracle_outputs), ("eager", _eager(program, leaves, functional))):
+        if expected_outputs is None:
+            continue
         used = [(o, c) for o, c in zip([expected_outputs[i] for i in forward.user_outputs], cotangents)
                 if c is not None and o.requires_grad]
         expected = torch.autograd.grad([o for o, _ in used], [leaves[i] for i in differentiable],
@@ -109,15 +118,26 @@ def check_gradients(program, args: Sequence[torch.Tensor], *, dynamic_shapes=Non
     return module
 
 
-def _eager(program, run_args, leaves, functional) -> list[torch.Tensor]:
-    """The program run eagerly with ``leaves`` in place of its inputs and parameters."""
+def _eager(program, leaves, functional) -> list[torch.Tensor] | None:
+    """The program run eagerly with ``leaves`` in place of its inputs and parameters.
+
+    Inputs are passed as clones (what the program changes in place is then not
+    a leaf, as in the functional module); None where eager autograd cannot run
+    the program (an ``out=`` op on tensors that require grad).
+    """
     signature = entry_signature(functional)
-    inputs = [leaves[i] for i in signature.user_inputs]
-    if isinstance(program, torch.nn.Module):
-        by_name = {role.target: leaves[i] for i, role in enumerate(signature.arguments) if role.kind != "user"}
-        outputs = torch.func.functional_call(program, by_name, tuple(inputs))
-    else:
-        outputs = program(*inputs)
+    inputs = [leaves[i].clone() for i in signature.user_inputs]
+    try:
+        if isinstance(program, torch.nn.Module):
+            by_name = {role.target: leaves[i] for i, role in enumerate(signature.arguments)
+                       if role.kind in ("hop.parameter", "hop.buffer")}
+            outputs = torch.func.functional_call(program, by_name, tuple(inputs))
+        else:
+            outputs = program(*inputs)
+    except RuntimeError as error:
+        if "don't support automatic differentiation" in str(error):
+            return None
+        raise
     flat = list(outputs) if isinstance(outputs, tuple | list) else [outputs]
     results = [None] * len(signature.results)
     for position, index in enumerate(signature.user_outputs):
