@@ -12,7 +12,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, NameLoc, StringAttr
 from xdsl.ir import Attribute, Operation
 
 
@@ -52,6 +52,8 @@ def location_from_attribute(attribute: Attribute) -> Location | None:
     for nested in getattr(attribute, "locations", ()) or ():  # fused locations
         if (found := location_from_attribute(nested)) is not None:
             return found
+    if isinstance(attribute, NameLoc):
+        return location_from_attribute(attribute.location)
     return None
 
 

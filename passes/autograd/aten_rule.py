@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 import torch
 import torch.fx
 import torch.utils._pytree as pytree
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation, SSAValue
 
 from hopc.dialects.aten import AtenOp
@@ -27,6 +28,9 @@ from hopc.passes.autograd.joint import JointBuilder, is_floating
 _IDENTITIES = frozenset({torch.ops.aten.detach_copy.default, torch.ops.aten.alias_copy.default,
                          torch.ops.aten.lift_fresh_copy.default})
 """Ops that return their operand's value at the functional level."""
+
+
+_TRACE_DEVICE = StringAttr("cpu")
 
 
 class _DerivativeImporter(GraphImporter):
@@ -62,6 +66,10 @@ class _DerivativeImporter(GraphImporter):
         super()._import_node(node)
 
     def _add(self, op: Operation, node: torch.fx.Node) -> Operation:
+        if isinstance(op, AtenOp) and op.operands and op.properties.get("device") == _TRACE_DEVICE:
+            # The trace ran on CPU fakes (Note [trace device]); an op with a
+            # tensor operand then takes that tensor's device, as in eager.
+            del op.properties["device"]
         if node in self.backward:
             return self.joint.emit(op)
         return self.joint.insert_forward(op, self.op)

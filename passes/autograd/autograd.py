@@ -9,7 +9,8 @@ Output: the same module with ``hop.entry forward @forward`` and
 @joint``), ordinary IR at the same level:
 
 - ``@forward`` takes the original arguments and returns the original results
-  (user outputs, copy-backs), then the saved values ``{hop.saved = k}``;
+  (user outputs, copy-backs), then the saved values ``{hop.saved = k}``; its
+  attribute ``hop.saved_bytes`` reports their size (``#hop.expr<16*s0 + 8>``);
 - ``@backward`` takes the saved values, then one cotangent
   ``{hop.cotangent_of = i}`` per user output ``i`` that depends on a
   differentiated argument, and returns ``{hop.gradient_of = j}`` for each
@@ -39,8 +40,12 @@ from hopc.dialects.aten_builders import symbols_of
 from hopc.dialects.hop_module import COTANGENT_OF, GRADIENT_OF, SAVED, EntryOp
 from hopc.ir.module import entry_function
 from hopc.ir.signature import function_signature
+from hopc.ir.types import dim_attribute
 from hopc.passes.autograd.joint import JointBuilder
-from hopc.passes.autograd.partition import split
+from hopc.passes.autograd.partition import saved_bytes, split
+
+SAVED_BYTES = "hop.saved_bytes"
+"""The forward's attribute: the bytes of the values it saves, an expression of the symbols."""
 
 
 @dataclass(frozen=True)
@@ -109,8 +114,11 @@ def _differentiate(module: ModuleOp, joint: bool, context: Context | None) -> Mo
     saved_range = range(parts.saved_count)
     _finish(parts.forward, parts.forward_results)
     _finish(parts.backward, parts.backward_results)
-    new_functions.insert(0, ("forward", _function(name, Region(parts.forward), arg_attrs,
-                                                  [*res_attrs, *(_role(SAVED, k) for k in saved_range)])))
+    forward_function = _function(name, Region(parts.forward), arg_attrs,
+                                 [*res_attrs, *(_role(SAVED, k) for k in saved_range)])
+    saved_types = [v.type for v in parts.forward_results[len(results):]]
+    forward_function.attributes[SAVED_BYTES] = dim_attribute(saved_bytes(saved_types))
+    new_functions.insert(0, ("forward", forward_function))
     new_functions.insert(1, ("backward", _function(_derived_name(name, "backward"), Region(parts.backward),
                                                    [*(_role(SAVED, k) for k in saved_range),
                                                     *cotangent_attrs], gradient_attrs)))

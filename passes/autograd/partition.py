@@ -33,8 +33,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import networkx
+import sympy
 import torch
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
@@ -45,7 +46,7 @@ from hopc.ir.substitution import parameters
 from hopc.ir.symbol_uses import symbols_mentioned_by
 from hopc.ir.torch_symbolic import SymbolFacts
 from hopc.ir.torch_values import dtype_of
-from hopc.ir.types import SymIntType, TensorType
+from hopc.ir.types import Dim, SymIntType, TensorType, canonical_dim
 
 _CHEAP_TAGS = (torch.Tag.pointwise, torch.Tag.view_copy)
 
@@ -60,6 +61,23 @@ def recomputable(op: Operation) -> bool:
         tags = overload_of(op.SCHEMA).tags
         return any(tag in tags for tag in _CHEAP_TAGS)
     return isinstance(op, hop.SymSizeOp | hop.SymConstantOp) or op.name.startswith("hop.sym_")
+
+
+def saved_bytes(types: Sequence[Attribute]) -> Dim:
+    """The total size in bytes of values of ``types``, an expression where sizes are symbolic.
+
+    A ``!hop.symint`` counts 8 bytes, an RNG state its CPU generator's size.
+    """
+    total = sympy.Integer(0)
+    for type_ in types:
+        if isinstance(type_, TensorType):
+            count = sympy.Integer(1)
+            for dim in type_.shape:
+                count *= sympy.Integer(dim) if isinstance(dim, int) else symbolic.parse_expr(dim)
+            total += count * torch.empty((), dtype=dtype_of(type_.element_type)).element_size()
+        else:
+            total += 8
+    return canonical_dim(symbolic.print_expr(sympy.expand(total)))
 
 
 def size_in_bytes(value: SSAValue, facts: dict[str, SymbolFacts]) -> int:

@@ -11,6 +11,7 @@
 // CHECK-NEXT: hop.entry backward @backward
 // CHECK:      func.func @forward(%x: !hop.tensor<[s0, 4], f32> {hop.requires_grad}, %w: !hop.tensor<[4], f32> {hop.requires_grad})
 // CHECK-SAME:   -> (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32> {hop.saved = 0 : i64}, !hop.tensor<[4], f32> {hop.saved = 1 : i64})
+// CHECK-SAME:   attributes {hop.saved_bytes = #hop.expr<16*s0 + 16>}
 // CHECK:        func.return %mul, %x, %w
 // CHECK:      func.func @backward(%x: {{.*}} {hop.saved = 0 : i64}, %w: {{.*}} {hop.saved = 1 : i64}, %tangent: !hop.tensor<[s0, 4], f32> {hop.cotangent_of = 0 : i64})
 // CHECK-SAME:   -> (!hop.tensor<[s0, 4], f32> {hop.gradient_of = 0 : i64}, !hop.tensor<[4], f32> {hop.gradient_of = 1 : i64})
@@ -60,7 +61,7 @@ builtin.module {
 // A size the backward needs but no saved tensor binds is saved as a !hop.symint:
 // the gradient of sum(x) expands the cotangent back to [s0, 4].
 // CHECK-LABEL: builtin.module
-// CHECK:       func.func @forward(
+// CHECK:       func.func @forward({{.*}} attributes {hop.saved_bytes = 8 : i64}
 // CHECK:         hop.sym_size %x[0]
 // CHECK:       func.func @backward(%{{.*}}: !hop.symint<s0> {hop.saved = 0 : i64}, %tangent: !hop.tensor<[], f32> {hop.cotangent_of = 0 : i64})
 // CHECK:         aten.expand_copy{{.*}}size = [#hop.expr<s0>, 4 : i64]
