@@ -16,6 +16,12 @@ Invariants:
 - a rule may replace its forward op (``replace_forward``): a composite op by
   its traced decomposition, a subgraph call by one that also returns residuals;
   ``resolve`` maps a value of the original block to the one that now holds it;
+- the builders of one ``differentiate`` run share its ``module`` and an
+  ``outlined`` cache: a rule that outlines a body into new module-level
+  ``hop.subgraph``s (a subgraph call's forward/backward pair, a checkpoint's
+  body) adds them to ``module`` and keys them in ``outlined``, so every call
+  shares them; a region's joint gets both from the builder of the block
+  that holds the HOP (``nested``, ``parent`` in ``hopc.passes.autograd.regions``);
 - every backward op carries ``hop.seq_nr``, the position of the forward op it
   came from, and a location naming it (``NameLoc("backward", <forward's loc>)``),
   so a user maps backward work to forward source lines (seed PR 103129).
@@ -33,9 +39,9 @@ value the backward reads is saved or recomputed is the partitioner's choice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
-from xdsl.dialects.builtin import IntegerAttr, NameLoc, StringAttr, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, NameLoc, StringAttr, i64
 from xdsl.ir import Block, Operation, SSAValue
 
 from hopc.dialects.aten_builders import build_aten
@@ -61,8 +67,14 @@ or None per operand. It emits its backward ops with ``builder.emit``."""
 class JointBuilder:
     """Builds the joint of one block in place (see the module docstring)."""
 
-    def __init__(self, block: Block, differentiated: Sequence[SSAValue], *, first_sequence: int = 0):
+    def __init__(self, block: Block, differentiated: Sequence[SSAValue], *, first_sequence: int = 0,
+                 module: ModuleOp | None = None, outlined: dict[Hashable, object] | None = None):
         self.block = block
+        self.module = module
+        """The module being differentiated, where rules add module-level symbols; None for a
+        block differentiated on its own (a rule that needs it then raises a located error)."""
+        self.outlined: dict[Hashable, object] = {} if outlined is None else outlined
+        """What rules outlined into ``module`` in this run, by the rule's own key."""
         self.forward_ops: list[Operation] = list(block.ops)
         self.sequence = {op: first_sequence + index for index, op in enumerate(self.forward_ops)}
         self.active: set[SSAValue] = {v for v in differentiated if is_floating(v)}
@@ -73,6 +85,10 @@ class JointBuilder:
         self.backward_ops: list[Operation] = []
         self._renamed: dict[SSAValue, SSAValue] = {}
         self._current: Operation | None = None
+
+    def nested(self, block: Block, differentiated: Sequence[SSAValue]) -> JointBuilder:
+        """A builder of a region's joint that shares this run's ``module`` and ``outlined``."""
+        return JointBuilder(block, differentiated, module=self.module, outlined=self.outlined)
 
     # ----------------------------------------------------------------- queries
 

@@ -14,6 +14,10 @@ A HOP rule differentiates its regions with these, never by hand:
   block (the residuals, then the cotangents -> the gradients). A rule that
   saves per-call values (a subgraph call, a scan step) uses it.
 
+A rule passes its own builder as ``parent``: the region's joint then shares
+the run's module and outlined subgraphs (``JointBuilder.nested``), so a HOP
+inside the region that outlines (a subgraph call, a checkpoint) can.
+
 Both keep the region level's invariants: the new blocks are isolated (they
 read only their arguments) and end with a ``hop.yield``; symbols stay as the
 body's (``lift-symbols`` runs after the pass).
@@ -49,8 +53,8 @@ class RegionPair:
     residual_types: list[Attribute]
 
 
-def _joint_block(body: Block, differentiated: Sequence[int], with_cotangent: Sequence[int]
-                 ) -> tuple[Block, JointBuilder, list[SSAValue], list[SSAValue]]:
+def _joint_block(body: Block, differentiated: Sequence[int], with_cotangent: Sequence[int],
+                 parent: JointBuilder | None) -> tuple[Block, JointBuilder, list[SSAValue], list[SSAValue]]:
     """The body cloned and differentiated in place: (block, builder, yields, gradients or zeros)."""
     block = Block(arg_types=[a.type for a in body.args])
     mapping: dict[SSAValue, SSAValue] = {}
@@ -64,7 +68,8 @@ def _joint_block(body: Block, differentiated: Sequence[int], with_cotangent: Seq
     yields = list(terminator.values)
     terminator.detach()
     terminator.erase()
-    builder = JointBuilder(block, [block.args[i] for i in differentiated])
+    arguments = [block.args[i] for i in differentiated]
+    builder = parent.nested(block, arguments) if parent is not None else JointBuilder(block, arguments)
     cotangents = [block.insert_arg(yields[i].type, len(block.args)) for i in with_cotangent]
     for cotangent in cotangents:
         cotangent.name_hint = "tangent"
@@ -79,16 +84,18 @@ def _joint_block(body: Block, differentiated: Sequence[int], with_cotangent: Seq
     return block, builder, [builder.resolve(v) for v in yields], gradients
 
 
-def region_joint(body: Block, differentiated: Sequence[int], with_cotangent: Sequence[int]) -> RegionJoint:
+def region_joint(body: Block, differentiated: Sequence[int], with_cotangent: Sequence[int], *,
+                 parent: JointBuilder | None = None) -> RegionJoint:
     """The joint of ``body`` (see the module docstring)."""
-    block, _, _, gradients = _joint_block(body, differentiated, with_cotangent)
+    block, _, _, gradients = _joint_block(body, differentiated, with_cotangent, parent)
     block.add_op(hop.YieldOp(*gradients))
     return RegionJoint(block, [g.type for g in gradients])
 
 
-def region_pair(body: Block, differentiated: Sequence[int], with_cotangent: Sequence[int]) -> RegionPair:
+def region_pair(body: Block, differentiated: Sequence[int], with_cotangent: Sequence[int], *,
+                parent: JointBuilder | None = None) -> RegionPair:
     """The forward and backward blocks of ``body`` (see the module docstring)."""
-    block, builder, yields, gradients = _joint_block(body, differentiated, with_cotangent)
+    block, builder, yields, gradients = _joint_block(body, differentiated, with_cotangent, parent)
     parts = split(block, len(body.args), builder.backward_ops, yields, gradients)
     parts.forward.add_op(hop.YieldOp(*parts.forward_results))
     parts.backward.add_op(hop.YieldOp(*parts.backward_results))
