@@ -26,7 +26,11 @@ raises itself, in the Python between graphs, reaches the caller as in eager.
 
 A hop-level module (``xdsl`` ``ModuleOp``) is accepted too: it goes through
 the same pass pipeline (on a copy), and the result takes the entry function's
-arguments explicitly and returns its user outputs.
+arguments explicitly and returns its user outputs. A module whose entry marks
+arguments ``{hop.requires_grad}`` is differentiated after the pipeline, and
+one that is differentiated already (it has a ``hop.entry backward``) is run as
+it is; autograd through the outputs of either runs its backward (Note
+[training call]).
 """
 
 from __future__ import annotations
@@ -43,9 +47,11 @@ from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
 from hopc.backend.runtime.module_call import ModuleCall
-from hopc.frontend.dynamo_backend import hopc_backend
+from hopc.backend.runtime.training_call import TrainingCall
+from hopc.frontend.dynamo_backend import differentiated, hopc_backend
 from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc, user_location
 from hopc.ir.diagnostics import HopcError
+from hopc.ir.module import entry_functions, entry_signature
 from hopc.ir.verify import verify_module
 from hopc.passes.pipeline import run_pipeline
 
@@ -149,6 +155,15 @@ def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None
     except HopcError as unknown:
         raise HopcError(unknown.message, user_location(traceback.extract_stack())) from None
     if isinstance(program, ModuleOp):
-        verify_module(program)
-        return ModuleCall(run_pipeline(program.clone(), verify_each=False), executor=executor)
+        return _compile_module(program, executor)
     return CompiledProgram(program, dynamic, fullgraph, executor)
+
+
+def _compile_module(module: ModuleOp, executor: str) -> ModuleCall | TrainingCall:
+    verify_module(module)
+    if "backward" in entry_functions(module):
+        return TrainingCall(module.clone(), executor=executor)
+    functional = run_pipeline(module.clone(), verify_each=False)
+    if entry_signature(functional).requires_grad:
+        return TrainingCall(differentiated(functional), executor=executor)
+    return ModuleCall(functional, executor=executor)

@@ -7,6 +7,12 @@ The backend lowers the graph like ``hopc.capture`` does (Note [pre-dispatch
 capture]), imports it to a captured-level module, runs hopc's pass pipeline
 (``hopc.passes.pipeline``) and returns a ``ModuleCall`` that runs the result
 and returns outputs that alias inputs as eager does (Note [aliased outputs]).
+A graph that needs gradients (grad mode on, and an input or parameter that
+requires grad: Dynamo guards both) is differentiated too: its entry marks
+those arguments ``{hop.requires_grad}``, the ``autograd`` pass
+(``hopc.passes.autograd.differentiate``) splits the functional module into a
+forward and a backward, and a ``TrainingCall`` runs them under PyTorch's
+autograd (Note [training call]).
 Dynamo supplies guards, recompilation, automatic dynamic shapes and the
 program's Python around the graph; the graph's placeholders are already the
 tensors (and symbolic sizes) the module takes, parameters and buffers
@@ -15,6 +21,7 @@ included, in Dynamo's order.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import traceback
 from collections.abc import Iterable
@@ -22,16 +29,19 @@ from collections.abc import Iterable
 import torch
 import torch.fx
 from torch.multiprocessing.reductions import StorageWeakRef
+from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.runtime.executors import DEFAULT_EXECUTOR
-from hopc.backend.runtime.module_call import ModuleCall, gradients_unsupported, needs_gradients
+from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.output_aliases import OutputAliases
+from hopc.backend.runtime.training_call import TrainingCall, changed_input_requires_grad
 from hopc.frontend.aten_lowering import lower_to_aten
 from hopc.frontend.dynamo_capture import graph_fake_mode, lift_tensor_attributes
-from hopc.frontend.errors import user_location
+from hopc.frontend.errors import unsupported, user_location
 from hopc.frontend.module_import import BUFFER, PARAMETER, EntryArgument, import_module
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.diagnostics import HopcError
+from hopc.ir.module import entry_signature
 from hopc.ir.verify import verify_module
 from hopc.passes.pipeline import run_pipeline
 
@@ -49,7 +59,13 @@ def _source_name(source: object, fallback: str) -> str:
 
 
 def _graph_arguments(graph_module: torch.fx.GraphModule) -> list[EntryArgument]:
-    """One entry argument per placeholder, with its role and name from Dynamo's source."""
+    """One entry argument per placeholder, with its role and name from Dynamo's source.
+
+    With grad mode on, a tensor whose real value requires grad is marked
+    ``requires_grad`` (the fake one may have started to during tracing, when
+    the program wrote such a value into it).
+    """
+    grad_mode = torch.is_grad_enabled()
     arguments = []
     for placeholder in graph_module.graph.find_nodes(op="placeholder"):
         graph_argument = placeholder.meta.get("grapharg")
@@ -62,41 +78,103 @@ def _graph_arguments(graph_module: torch.fx.GraphModule) -> list[EntryArgument]:
             role = PARAMETER
         elif source is not None and "_buffers[" in source.name:
             role = BUFFER
-        arguments.append(EntryArgument(role, name, example))
+        requires_grad = real.requires_grad if isinstance(real, torch.Tensor) else \
+            isinstance(example, torch.Tensor) and example.requires_grad
+        arguments.append(EntryArgument(role, name, example, requires_grad=grad_mode and requires_grad))
     return arguments
 
 
+def _lifted_arguments(lifted: list[EntryArgument]) -> list[EntryArgument]:
+    """The tensors lifted from a graph's attributes, marked ``requires_grad`` as ``_graph_arguments`` marks."""
+    grad_mode = torch.is_grad_enabled()
+    return [dataclasses.replace(a, requires_grad=grad_mode and a.value is not None and a.value.requires_grad)
+            for a in lifted]
+
+
 def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list, *,
-                 executor: str = DEFAULT_EXECUTOR) -> ModuleCall:
-    """Dynamo backend: Dynamo's graph -> a captured-level module run by hopc's ``executor``.
+                 executor: str = DEFAULT_EXECUTOR) -> ModuleCall | TrainingCall:
+    """Dynamo backend: Dynamo's graph -> a module run by hopc's ``executor``.
 
     The graph is retraced in the fake mode Dynamo traced it in (the fake
     values on its placeholders), not the fresh one Dynamo hands backends, so
     that sizes keep Dynamo's symbols; ``example_inputs`` are not needed.
+    Whether the graph needs gradients is decided here, once: Dynamo guards
+    grad mode and each input's ``requires_grad``, so the compiled call need
+    not check them.
 
     Raises ``HopcError`` (located at the user's line) for what hopc cannot
-    import, and for a graph that needs gradients (Dynamo guards grad mode and
-    each input's ``requires_grad``, so the compiled call need not check them);
-    Dynamo reports it as a backend failure.
+    import or differentiate; Dynamo reports it as a backend failure.
     """
     fake_mode = graph_fake_mode(graph_module)
     arguments = _graph_arguments(graph_module)
     aliases = OutputAliases(graph_module)
-    lifted = lift_tensor_attributes(graph_module, None, fake_mode)
+    lifted = _lifted_arguments(lift_tensor_attributes(graph_module, None, fake_mode))
     graph_module.recompile()
     aten_graph = lower_to_aten(graph_module, [a.example for a in arguments + lifted], fake_mode)
-    constants = lift_tensor_attributes(aten_graph, None, fake_mode)
-    module = import_module(aten_graph, arguments + lifted + constants,
-                           ShapeSymbols(fake_mode.shape_env))
+    constants = _lifted_arguments(lift_tensor_attributes(aten_graph, None, fake_mode))
+    entry_arguments = arguments + lifted + constants
+    _check_gradients_can_be_given(entry_arguments)
+    module = import_module(aten_graph, entry_arguments, ShapeSymbols(fake_mode.shape_env))
     verify_module(module)
     trailing = [a.value for a in lifted + constants]
-    if needs_gradients([a.example for a in arguments] + trailing):
-        raise gradients_unsupported()
-    call = ModuleCall(run_pipeline(module, verify_each=False), trailing, aliases, executor=executor,
-                      check_grad=False)
-    _check_no_mutated_input_shares_memory(call.signature.copy_back.values(),
-                                          arguments + lifted + constants)
-    return call
+    module = run_pipeline(module, verify_each=False)
+    changed = entry_signature(module).copy_back.values()
+    _check_no_mutated_input_shares_memory(changed, entry_arguments)
+    if not any(a.requires_grad for a in entry_arguments):
+        return ModuleCall(module, trailing, aliases, executor=executor, check_grad=False)
+    _check_grad_mode_unchanged(aten_graph)
+    _check_changed_inputs_take_no_gradient(changed, entry_arguments)
+    return TrainingCall(differentiated(module), trailing, aliases, executor=executor, check_grad=False)
+
+
+def differentiated(module: ModuleOp) -> ModuleOp:
+    """The forward and backward of a functional, symbol-closed ``module`` (the ``autograd`` pass)."""
+    from hopc.passes.autograd import differentiate
+
+    return differentiate(module)
+
+
+def _check_gradients_can_be_given(arguments: list[EntryArgument]) -> None:
+    """Raises when a tensor that requires grad is neither a user input nor a parameter (a buffer, a constant)."""
+    for argument in arguments:
+        if argument.requires_grad and argument.role not in (None, PARAMETER):
+            raise HopcError(f"unsupported: the {argument.role.removeprefix('hop.')} "
+                            f"'{argument.name}' requires grad; hopc differentiates user inputs "
+                            "and parameters", user_location(traceback.extract_stack()))
+
+
+def _check_grad_mode_unchanged(aten_graph: torch.fx.GraphModule) -> None:
+    """Raises where a graph to differentiate switches grad mode (``torch.no_grad()`` inside the program).
+
+    The import drops grad-mode switches, which change no forward value, so the
+    module no longer says which values autograd would not record.
+    """
+    for graph_module in aten_graph.modules():
+        if not isinstance(graph_module, torch.fx.GraphModule):
+            continue
+        for node in graph_module.graph.find_nodes(op="call_function", target=torch._C._set_grad_enabled):
+            raise unsupported(node, "torch.no_grad() or torch.enable_grad() inside a program hopc "
+                                    "differentiates; use .detach() instead")
+
+
+def _check_changed_inputs_take_no_gradient(changed_arguments: Iterable[int],
+                                           arguments: list[EntryArgument]) -> None:
+    """Raises when the backward would need a gradient through an input the program changes in place.
+
+    The backward gives none through a changed input's new value (Note
+    [training call]): so the input must not require grad, and the value
+    written into it must not either, which eager would record (Dynamo's fake
+    input then requires grad while the real one does not).
+    """
+    for changed in sorted(set(changed_arguments)):
+        argument = arguments[changed]
+        if argument.requires_grad:
+            raise changed_input_requires_grad(f"'{argument.name}'", user_location(traceback.extract_stack()))
+        if isinstance(argument.example, torch.Tensor) and argument.example.requires_grad:
+            raise HopcError(f"unsupported: the program writes a value that requires grad into "
+                            f"'{argument.name}', which does not; hopc gives no gradient through it "
+                            "(write a .detach()ed value)",
+                            user_location(traceback.extract_stack()))
 
 
 def _check_no_mutated_input_shares_memory(changed_arguments: Iterable[int],

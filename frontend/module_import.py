@@ -3,9 +3,10 @@
 The module holds, in order: one ``hop.symbol`` per shape symbol it mentions,
 the parameters, buffers and constants, the shared ``hop.subgraph``s, and the
 entry function ``@forward`` whose arguments are the graph's placeholders, each
-marked with its role (Note [entry signature] in ``hopc.dialects.hop_module``). The
-results are the graph's outputs, flattened; mutation stays in place in the
-body, so no result is a copy-back at this level.
+marked with its role (Note [entry signature] in ``hopc.dialects.hop_module``),
+and with ``{hop.requires_grad}`` where the module is to be differentiated for
+it. The results are the graph's outputs, flattened; mutation stays in place in
+the body, so no result is a copy-back at this level.
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
+    UnitAttr,
 )
 from xdsl.dialects.builtin import TensorType as BuiltinTensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region
 
 from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp
+from hopc.dialects.hop_module import REQUIRES_GRAD
 from hopc.frontend.importer import GraphImporter, ModuleImports
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.module import STRIDES
@@ -51,6 +54,8 @@ class EntryArgument:
     """The fake tensor (or ``SymInt``) the program was traced with."""
     value: torch.Tensor | None = None
     """The real tensor, for one the program read as an attribute rather than received."""
+    requires_grad: bool = False
+    """Whether the module is differentiated for it (a user input or parameter): ``{hop.requires_grad}``."""
 
 
 def constant_attribute(tensor: torch.Tensor, tensor_type: TensorType) -> DenseIntOrFPElementsAttr:
@@ -80,10 +85,12 @@ def value_name(name: str) -> str:
 
 
 def _argument_attributes(argument: EntryArgument, symbols: ShapeSymbols) -> dict[str, Attribute]:
-    """The argument's role, and its strides unless it is dense and row-major (Note [entry signature])."""
+    """The argument's role, its grad mark, and its strides unless dense and row-major (Note [entry signature])."""
     attributes: dict[str, Attribute] = {}
     if argument.role:
         attributes[argument.role] = SymbolRefAttr(argument.name)
+    if argument.requires_grad:
+        attributes[REQUIRES_GRAD] = UnitAttr()
     example = argument.example
     if isinstance(example, torch.Tensor) and not _row_major(example):
         attributes[STRIDES] = ArrayAttr([dim_attribute(symbols.text(s)) for s in example.stride()])

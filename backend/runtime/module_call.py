@@ -55,9 +55,10 @@ def needs_gradients(values: Sequence[object]) -> bool:
 
 
 def gradients_unsupported() -> HopcError:
-    return HopcError("hopc does not differentiate compiled programs yet, and this call needs "
-                     "gradients (grad mode is on and an input or parameter requires grad); call it "
-                     "under torch.no_grad() or with tensors that do not require grad",
+    return HopcError("the module was compiled without a backward (no argument of its entry is marked "
+                     "{hop.requires_grad}), and this call needs gradients (grad mode is on and an "
+                     "input requires grad); mark the arguments to differentiate, or call it under "
+                     "torch.no_grad() or with tensors that do not require grad",
                      user_location(traceback.extract_stack()))
 
 

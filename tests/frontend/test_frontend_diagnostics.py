@@ -92,10 +92,3 @@ def test_node_without_stack_trace_has_no_location():
     graph = torch.fx.Graph()
     node = graph.placeholder("x")
     assert node_location(node) is None
-
-
-def test_gradient_calls_fail_clearly():
-    compiled = hopc.compile(lambda x: x * 2)
-    with pytest.raises(HopcError, match="needs gradients") as raised:
-        compiled(torch.ones(2, requires_grad=True))
-    assert raised.value.location is not None

@@ -1,0 +1,205 @@
+"""Calling a differentiated module like a function that PyTorch's autograd can differentiate.
+
+``TrainingCall(module, trailing, aliases)(*args)`` is ``ModuleCall``'s
+counterpart for a module at the differentiated level, one with ``hop.entry
+forward`` and ``hop.entry backward`` (Note [entry signature] in
+``hopc.dialects.hop_module``): the call takes the forward's arguments and
+returns its user outputs, and autograd through those outputs runs the
+backward (Note [training call]). ``trailing`` and ``aliases`` are
+``ModuleCall``'s: tensors appended to every call, and outputs restored as the
+inputs or views eager returns (Note [aliased outputs]).
+
+Note [training call]
+~~~~~~~~~~~~~~~~~~~~
+A call with grad mode on, where an argument marked ``{hop.requires_grad}``
+requires grad, applies one ``torch.autograd.Function``:
+
+- its forward runs the forward entry (autograd does not record inside) and
+  keeps the saved values (``hop.saved = k``) for the backward: tensors with
+  ``ctx.save_for_backward``, so that changing one in place before the
+  backward is caught as in eager; other values (``!hop.symint`` sizes are
+  ints) on ``ctx``; a saved value in the memory of an input the call changes
+  (the input's value on entry, which the copy-back overwrites) is saved as a
+  copy. It returns the user outputs and the copy-back values; every output
+  the backward takes no cotangent for (integer outputs, the copy-back
+  values) is marked non-differentiable (as an alias, where the same tensor is
+  also a differentiable output);
+- its backward runs the backward entry on the saved values and one cotangent
+  per ``hop.cotangent_of`` argument (autograd gives zeros for an output that
+  got no gradient; a cotangent is made contiguous, as the entry's types
+  are), and returns each ``hop.gradient_of = j`` result as the gradient of
+  argument ``j``, None for the others. With ``create_graph=True`` autograd
+  would differentiate the backward too, which runs outside autograd: that
+  is refused with a located ``HopcError``, not answered wrongly.
+
+As in AOTAutograd, a changed input's final value comes out of the Function
+and is copied into the caller's tensor with ``copy_`` afterwards, with grad
+mode on, so that autograd records the write (the tensor's version changes,
+and a later backward that saved its old value complains as in eager). The
+backward gives no gradient through a copy-back value, so a changed input
+must not require grad (refused when the call is built).
+
+A call with grad mode off, or where nothing marked ``{hop.requires_grad}``
+requires grad, runs only the forward entry and drops the saved values. With
+``check_grad`` a call refuses an argument that requires grad but is not
+marked: its gradient would silently be missing (Dynamo's guards settle that
+for the Dynamo backend, which turns the check off).
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Sequence
+
+import torch
+from xdsl.dialects.builtin import ModuleOp
+
+from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
+from hopc.backend.runtime.module_call import copy_back
+from hopc.backend.runtime.output_aliases import OutputAliases
+from hopc.frontend.errors import user_location
+from hopc.ir.diagnostics import HopcError, Location, location_of
+from hopc.ir.module import entry_signature
+
+
+class TrainingCall:
+    """A callable running a differentiated ``module`` under autograd (see the module docstring)."""
+
+    def __init__(self, module: ModuleOp, trailing: Sequence[torch.Tensor] = (),
+                 aliases: OutputAliases | None = None, *, executor: str = DEFAULT_EXECUTOR,
+                 check_grad: bool = True):
+        self.module = module
+        self.forward_signature = forward = entry_signature(module, "forward")
+        self.backward_signature = backward = entry_signature(module, "backward")
+        self.trailing = list(trailing)
+        self.aliases = aliases if aliases else None
+        self.check_grad = check_grad
+        chosen = executor_named(executor)
+        self._run_forward = chosen.prepare(module, forward.function)
+        self._run_backward = chosen.prepare(module, backward.function)
+        changed_requiring_grad = sorted(set(forward.copy_back.values()) & forward.requires_grad)
+        if changed_requiring_grad:
+            raise changed_input_requires_grad(f"argument {changed_requiring_grad[0]} of @{forward.name}",
+                                              location_of(forward.function))
+        self._requires_grad = tuple(sorted(forward.requires_grad))
+        self._argument_count = len(forward.arguments)
+        copy_back_results = tuple(forward.copy_back)
+        self._user_output_count = len(forward.user_outputs)
+        self._returned = (*forward.user_outputs, *copy_back_results)
+        """The forward's results the autograd Function returns: user outputs, then copy-backs."""
+        self._copy_back = tuple((self._user_output_count + position, forward.copy_back[result])
+                                for position, result in enumerate(copy_back_results))
+        saved = forward.saved_results
+        self._saved = tuple(saved[number] for number in range(len(saved)))
+        """The forward's result index of each saved value, by number."""
+        position_of = {result: position for position, result in enumerate(self._returned)}
+        cotangents = backward.cotangent_arguments
+        self._cotangents = tuple((argument, position_of[result])
+                                 for argument, result in cotangents.items())
+        """(backward argument, position among the Function's outputs) per cotangent."""
+        self._differentiable = tuple(sorted(position_of[result] for result in cotangents.values()))
+        self._non_differentiable = tuple(position for position in range(len(self._returned))
+                                         if position not in self._differentiable)
+        self._saved_arguments = tuple(backward.saved_arguments.items())
+        """(saved value number, backward argument) per saved value."""
+        self._backward_argument_count = len(backward.arguments)
+        self._gradients = tuple(backward.gradient_results.items())
+        """(backward result, forward argument) per gradient."""
+
+    def __call__(self, *args: object) -> list[object]:
+        entry = [*args, *self.trailing] if self.trailing else list(args)
+        if self.check_grad:
+            self._check_requires_grad(entry)
+        if torch.is_grad_enabled() and any(_requires_grad(entry[index]) for index in self._requires_grad):
+            returned = list(_Differentiated.apply(self, *entry))
+        else:
+            results = self._run_forward(entry)
+            returned = [results[index] for index in self._returned]
+        copy_back(self._copy_back, entry, returned)
+        outputs = returned[:self._user_output_count]
+        return self.aliases.restore(args, outputs) if self.aliases else outputs
+
+    def _check_requires_grad(self, entry: Sequence[object]) -> None:
+        if not torch.is_grad_enabled():
+            return
+        for index, value in enumerate(entry):
+            if _requires_grad(value) and index not in self.forward_signature.requires_grad:
+                raise HopcError(f"argument {index} of @{self.forward_signature.name} requires grad, "
+                                f"but the module was not differentiated for it (it is not marked "
+                                f"{{hop.requires_grad}})", _caller_location())
+
+    def run_forward(self, ctx: torch.autograd.function.FunctionCtx, entry: Sequence[object]) -> tuple:
+        """The forward entry on ``entry``: keeps the saved values on ``ctx``, returns the Function's outputs."""
+        results = self._run_forward(entry)
+        saved = [results[index] for index in self._saved]
+        if self._copy_back:
+            changed = {_storage(entry[argument]) for _, argument in self._copy_back}
+            saved = [value.clone() if isinstance(value, torch.Tensor) and _storage(value) in changed else value
+                     for value in saved]
+        ctx.save_for_backward(*(value for value in saved if isinstance(value, torch.Tensor)))
+        ctx.saved_values = [None if isinstance(value, torch.Tensor) else value for value in saved]  # None: a tensor
+        returned = [results[index] for index in self._returned]
+        differentiable = {id(returned[position]) for position in self._differentiable}
+        for position in self._non_differentiable:  # marked apart from the same tensor as a differentiable output
+            if id(returned[position]) in differentiable:
+                returned[position] = returned[position].detach()
+        ctx.mark_non_differentiable(*(returned[position] for position in self._non_differentiable
+                                      if isinstance(returned[position], torch.Tensor)))
+        return tuple(returned)
+
+    def run_backward(self, ctx: torch.autograd.function.FunctionCtx, cotangents: Sequence[object]) -> list:
+        """The backward entry on the saved values and ``cotangents``: one gradient (or None) per entry argument."""
+        if torch.is_grad_enabled():
+            raise double_backward_unsupported()
+        tensors = iter(ctx.saved_tensors)
+        saved = [next(tensors) if value is None else value for value in ctx.saved_values]
+        arguments: list[object] = [None] * self._backward_argument_count
+        for number, argument in self._saved_arguments:
+            arguments[argument] = saved[number]
+        for argument, position in self._cotangents:
+            cotangent = cotangents[position]
+            arguments[argument] = cotangent.contiguous() if isinstance(cotangent, torch.Tensor) else cotangent
+        results = self._run_backward(arguments)
+        gradients: list[object] = [None] * self._argument_count
+        for result, argument in self._gradients:
+            gradients[argument] = results[result]
+        return gradients
+
+
+class _Differentiated(torch.autograd.Function):
+    """The forward and backward entries of a ``TrainingCall`` as one autograd node (Note [training call])."""
+
+    @staticmethod
+    def forward(ctx: torch.autograd.function.FunctionCtx, call: TrainingCall, *entry: object) -> tuple:
+        ctx.call = call
+        return call.run_forward(ctx, entry)
+
+    @staticmethod
+    def backward(ctx: torch.autograd.function.FunctionCtx, *cotangents: object) -> tuple:
+        return None, *ctx.call.run_backward(ctx, cotangents)
+
+
+def _storage(tensor: torch.Tensor) -> int:
+    return tensor.untyped_storage().data_ptr()
+
+
+def _requires_grad(value: object) -> bool:
+    return isinstance(value, torch.Tensor) and value.requires_grad
+
+
+def changed_input_requires_grad(what: str, location: Location | None) -> HopcError:
+    """A program changes ``what`` in place, which requires grad: the backward has no gradient through it."""
+    return HopcError(f"unsupported: the program changes {what} in place, and it requires grad; "
+                     "hopc differentiates no in-place change of a tensor that requires grad", location)
+
+
+def double_backward_unsupported() -> HopcError:
+    return HopcError("hopc does not differentiate the backward of a compiled program (double "
+                     "backward): a backward through it ran with create_graph=True; compute "
+                     "higher-order gradients eagerly or with torch.func outside hopc.compile",
+                     _caller_location())
+
+
+def _caller_location() -> Location | None:
+    """The user's line that called into this module (the runtime's frames are not the user's)."""
+    return user_location([frame for frame in traceback.extract_stack() if frame.filename != __file__])
