@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, SymbolRefAttr
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -17,7 +17,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from hopc.dialects.hop import WhileOp, YieldOp
+from hopc.dialects.hop import SubgraphOp, WhileOp, YieldOp
 from hopc.dialects.hop_interface import RegionEntry, hop_interface
 from hopc.passes.dce_liveness import (
     argument_is_read,
@@ -152,7 +152,8 @@ class DeadCodeEliminationPass(ModulePass):
     result of a cond/wrap/checkpoint, every per-step output of a scan/map and
     every carried value of a while is read; no block argument of a
     cond/wrap/checkpoint, and no ``additional`` argument of a while/scan/map, is
-    unread. ``hop.subgraph`` bodies keep their signature (their calls share it).
+    unread. ``hop.subgraph`` bodies keep their signature (their calls share it),
+    and every ``hop.subgraph`` left is called from outside the unused ones.
 
         %r:2 = hop.wrap(%x, %y) {^(%a, %b): %s = aten.sin(%a); %c = aten.cos(%a);
                                  hop.yield %s, %c}            // %r#1 unused
@@ -166,3 +167,42 @@ class DeadCodeEliminationPass(ModulePass):
         patterns = [RemoveUnusedResults(), RemoveUnusedLoopCarried(), RemoveUnusedArguments()]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False),
                              post_walk_func=hop_region_dce).rewrite_module(op)
+        remove_unreferenced_subgraphs(op)
+
+
+def remove_unreferenced_subgraphs(module: ModuleOp) -> None:
+    """Erases each ``hop.subgraph`` of ``module`` that no op names by symbol, except from
+    inside such unreferenced subgraphs (``hop.subgraph @f`` with no call of ``@f`` -> nothing)."""
+    subgraphs = {op.sym_name.data: op for op in module.ops if isinstance(op, SubgraphOp)}
+    if not subgraphs:
+        return
+    referenced = {op: _referenced_symbols(op) for op in module.ops}
+    pending = [name for op, names in referenced.items() if not isinstance(op, SubgraphOp)
+               for name in names]
+    reached: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in subgraphs and name not in reached:
+            reached.add(name)
+            pending.extend(referenced[subgraphs[name]])
+    for name, subgraph in subgraphs.items():
+        if name not in reached:
+            module.body.block.erase_op(subgraph)
+
+
+def _referenced_symbols(top: Operation) -> set[str]:
+    """The root names of the symbols referenced by ``top`` and the ops nested in it."""
+    names: set[str] = set()
+    pending: list[Attribute] = []
+    for op in top.walk():
+        pending.extend(op.properties.values())
+        pending.extend(op.attributes.values())
+    while pending:
+        attribute = pending.pop()
+        if isinstance(attribute, SymbolRefAttr):
+            names.add(attribute.root_reference.data)
+        elif isinstance(attribute, ArrayAttr):
+            pending.extend(attribute.data)
+        elif isinstance(attribute, DictionaryAttr):
+            pending.extend(attribute.data.values())
+    return names

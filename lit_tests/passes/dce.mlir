@@ -322,7 +322,7 @@ func.func @symbol_binding_argument(%x: !hop.tensor<[s0], f32>, %y: !hop.tensor<[
 // -----
 
 // A call has its subgraph's effects: a dead call of a subgraph that only
-// reads goes (the subgraph stays, a symbol).
+// reads goes, and then the subgraph, which nothing calls any more.
 hop.subgraph @reads {
 ^bb0(%a: !hop.tensor<[4], f32>):
   %s = aten.sin(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
@@ -332,7 +332,7 @@ func.func @dead_pure_call(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
   %r = hop.invoke_subgraph @reads(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
   func.return %x : !hop.tensor<[4], f32>
 }
-// CHECK:       hop.subgraph @reads {
+// CHECK-NOT:   hop.subgraph @reads
 // CHECK-LABEL: func.func @dead_pure_call
 // CHECK-NOT:     hop.invoke_subgraph
 // CHECK:         func.return
@@ -352,3 +352,37 @@ func.func @dead_writing_call(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
 }
 // CHECK-LABEL: func.func @dead_writing_call
 // CHECK-NEXT:    hop.invoke_subgraph @writes
+
+// -----
+
+// A subgraph called only from subgraphs that nothing calls goes with them;
+// one that a function calls stays, and so does what it calls in turn.
+hop.subgraph @inner {
+^bb0(%a: !hop.tensor<[4], f32>):
+  %s = aten.sin(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  hop.yield %s : !hop.tensor<[4], f32>
+}
+hop.subgraph @outer {
+^bb0(%a: !hop.tensor<[4], f32>):
+  %s = hop.invoke_subgraph @inner(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  hop.yield %s : !hop.tensor<[4], f32>
+}
+hop.subgraph @orphan_inner {
+^bb0(%a: !hop.tensor<[4], f32>):
+  %s = aten.cos(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  hop.yield %s : !hop.tensor<[4], f32>
+}
+hop.subgraph @orphan {
+^bb0(%a: !hop.tensor<[4], f32>):
+  %s = hop.invoke_subgraph @orphan_inner(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  hop.yield %s : !hop.tensor<[4], f32>
+}
+func.func @calls_outer(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+  %r = hop.invoke_subgraph @outer(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  func.return %r : !hop.tensor<[4], f32>
+}
+// CHECK:       hop.subgraph @inner {
+// CHECK:       hop.subgraph @outer {
+// CHECK-NOT:   hop.subgraph @orphan
+// CHECK-LABEL: func.func @calls_outer
+// CHECK-NEXT:    hop.invoke_subgraph @outer

@@ -1,0 +1,49 @@
+"""The backward of ``hop.invoke_subgraph``: a call of the subgraph's backward.
+
+    %r = hop.invoke_subgraph @f(%x, %w)          // %x active, %w not, %r has a cotangent %t
+  ->
+    %r, %res... = hop.invoke_subgraph @f_forward_10_1(%x, %w)       // forward
+    %dx = hop.invoke_subgraph @f_backward_10_1(%res..., %t)         // backward
+
+``@f_forward_<d>_<c>`` and ``@f_backward_<d>_<c>`` are ``@f``'s body split by
+``region_pair`` (``<d>``: which operands are differentiated, ``<c>``: which
+results have a cotangent, as 0s and 1s): the forward yields ``@f``'s results,
+then the residuals its backward reads (those that are not arguments or
+results of ``@f``: the call passes those itself). The pair is made once per (callee,
+``<d>``, ``<c>``) in a ``differentiate`` run and shared by every call with
+those masks, at any sizes (subgraphs are generic over the symbols their
+arguments bind, Note [subgraph symbols] in ``hopc.dialects.hop``). Calls of
+``@f`` that are not differentiated keep calling ``@f``; once none does,
+``--dce`` removes it. The residuals are forward values like any other: the
+min-cut partitioner saves them (a call is never recomputed).
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import SSAValue
+
+from hopc.dialects import hop
+from hopc.passes.autograd.hops.outlining import call, lookup_subgraph, mask, module_of, outlined_pair
+from hopc.passes.autograd.joint import JointBuilder
+from hopc.passes.autograd.rules import backward_rule_for
+
+
+@backward_rule_for(hop.InvokeSubgraphOp)
+def invoke_subgraph_backward(builder: JointBuilder, op: hop.InvokeSubgraphOp,
+                             cotangents: list[SSAValue | None]) -> list[SSAValue | None]:
+    """``invoke @f(x)`` -> ``invoke @f_forward(x)`` and ``invoke @f_backward(residuals, t)``."""
+    callee = lookup_subgraph(module_of(builder, op), op)
+    differentiated = [i for i, v in enumerate(op.inputs) if builder.is_active(v)]
+    with_cotangent = [i for i, c in enumerate(cotangents) if c is not None]
+    name = callee.sym_name.data
+    masks = f"{mask(differentiated, len(op.inputs))}_{mask(with_cotangent, len(op.outputs))}"
+    pair = outlined_pair(builder, op, callee.body.block, differentiated, with_cotangent, name, f"_{masks}",
+                         key=("invoke_subgraph", name, tuple(differentiated), tuple(with_cotangent)))
+    forward = builder.insert_forward(call(pair.forward, op.inputs), before=op)
+    residuals = pair.residuals(op.inputs, forward)
+    builder.replace_forward(op, forward.results[:pair.result_count])
+    backward = builder.emit(call(pair.backward, [*residuals, *(c for c in cotangents if c is not None)]))
+    gradients: list[SSAValue | None] = [None] * len(op.inputs)
+    for index, gradient in zip(differentiated, backward.results, strict=True):
+        gradients[index] = gradient
+    return gradients
