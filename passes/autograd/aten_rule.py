@@ -93,11 +93,14 @@ def _symbols(derivative: OpDerivative, back: Mapping[str, str]) -> ShapeSymbols:
 def aten_backward(joint: JointBuilder, op: AtenOp, cotangents: list[SSAValue | None]
                   ) -> list[SSAValue | None]:
     """Gradients of ``op``'s operands from PyTorch's derivative (see the module docstring)."""
-    differentiated = [i for i, v in enumerate(op.operands) if joint.is_active(v)]
-    with_tangent = [i for i, c in enumerate(cotangents) if c is not None and is_floating(op.results[i])]
     gradients: list[SSAValue | None] = [None] * len(op.operands)
-    if not differentiated or not with_tangent:
+    with_tangent = [i for i, c in enumerate(cotangents) if c is not None and is_floating(op.results[i])]
+    if not with_tangent or not any(joint.is_active(v) for v in op.operands):
         return gradients
+    # Every floating operand, active or not: a fused backward (layer norm's)
+    # then computes all its outputs, never an undefined one the IR cannot
+    # type; the gradients of inactive operands are dropped (``accumulate``).
+    differentiated = [i for i, v in enumerate(op.operands) if is_floating(v)]
     derivative, back = op_derivative(op, differentiated, with_tangent)
     placeholders = derivative.graph.graph.find_nodes(op="placeholder")
     tangents = frozenset(placeholders[len(op.operands):len(placeholders) - derivative.carrier_count])

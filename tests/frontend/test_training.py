@@ -1,31 +1,25 @@
 """``hopc.compile`` trains: autograd through a compiled program gives eager's gradients.
 
-The end-to-end tests need the ``autograd`` pass (``hopc.passes.autograd``)
-and are skipped only while it is not there. The others run without it: the
-backend marks ``{hop.requires_grad}`` (checked through a stand-in for the
-pass, which writes the forward and backward of ``x * w`` by hand) and refuses
-what it cannot differentiate before the pass runs.
+The end-to-end tests run the ``autograd`` pass (``hopc.passes.autograd``).
+The others check the backend on its own: it marks ``{hop.requires_grad}``
+(checked through a stand-in for the pass, which writes the forward and
+backward of ``x * w`` by hand) and refuses what it cannot differentiate
+before the pass runs.
 """
 
 from __future__ import annotations
 
 import copy
-import importlib.util
 
 import pytest
 import torch
-from frontend_models import Mlp
+from frontend_models import Mlp, TransformerBlock
 
 import hopc
 from hopc.frontend import dynamo_backend
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.module import entry_signature
 from hopc.ir.signature import USER
-
-_spec = importlib.util.find_spec("hopc.passes.autograd")
-needs_autograd_pass = pytest.mark.skipif(
-    _spec is None or _spec.origin is None,  # no package, or a folder without __init__.py yet
-    reason="the autograd pass (hopc.passes.autograd) has not landed")
 
 
 def _trained_together(model: torch.nn.Module, batches: list[tuple[torch.Tensor, torch.Tensor]],
@@ -51,14 +45,18 @@ def _assert_same_state(eager: torch.nn.Module, compiled: torch.nn.Module) -> Non
 # ------------------------------------------------------------ end to end (the autograd pass)
 
 
-@needs_autograd_pass
 def test_mlp_sgd_steps_equal_eager():
     torch.manual_seed(1)
     batches = [(torch.randn(4, 8), torch.randn(4, 8)) for _ in range(3)]
     _assert_same_state(*_trained_together(Mlp(), batches))
 
 
-@needs_autograd_pass
+def test_transformer_block_trains_at_several_sequence_lengths():
+    torch.manual_seed(2)
+    batches = [(torch.randn(2, n, 16), torch.randn(2, n, 16)) for n in (5, 7, 9)]
+    _assert_same_state(*_trained_together(TransformerBlock(), batches))
+
+
 def test_dynamic_batch_sizes_train_with_one_module(backend_calls):
     torch.manual_seed(2)
     batches = [(torch.randn(n, 8), torch.randn(n, 8)) for n in (4, 7, 9, 3)]
@@ -66,7 +64,6 @@ def test_dynamic_batch_sizes_train_with_one_module(backend_calls):
     assert len(backend_calls) == 2  # the first size, then one symbolic size for all others
 
 
-@needs_autograd_pass
 def test_batch_norm_running_stats_in_training():
     torch.manual_seed(3)
     model = torch.nn.Sequential(torch.nn.Linear(6, 6), torch.nn.BatchNorm1d(6), torch.nn.ReLU(),
@@ -78,7 +75,6 @@ def test_batch_norm_running_stats_in_training():
     assert not compiled[1].running_mean.requires_grad
 
 
-@needs_autograd_pass
 def test_input_gradient_and_repeated_calls_before_one_backward():
     torch.manual_seed(4)
     model = Mlp()
@@ -92,7 +88,6 @@ def test_input_gradient_and_repeated_calls_before_one_backward():
         torch.testing.assert_close(compiled_x.grad, eager_x.grad)
 
 
-@needs_autograd_pass
 def test_grad_mode_off_call_of_the_same_compiled_model():
     torch.manual_seed(5)
     model = Mlp()
@@ -105,7 +100,6 @@ def test_grad_mode_off_call_of_the_same_compiled_model():
     torch.testing.assert_close(output, model(x).detach())
 
 
-@needs_autograd_pass
 def test_integer_output_is_not_differentiable():
     def classify(x, w):
         logits = x @ w
@@ -118,7 +112,6 @@ def test_integer_output_is_not_differentiable():
     torch.testing.assert_close(w.grad, x.sum(0)[:, None].expand(3, 5))
 
 
-@needs_autograd_pass
 def test_graph_break_between_differentiated_graphs():
     def broken(x, w):
         y = (x * w).sin()
@@ -132,7 +125,6 @@ def test_graph_break_between_differentiated_graphs():
     torch.testing.assert_close(compiled_w.grad, eager_w.grad)
 
 
-@needs_autograd_pass
 def test_double_backward_is_a_located_error():
     w = torch.randn(3, requires_grad=True)
     loss = hopc.compile(lambda x, w: (x * w).sin().sum())(torch.randn(3), w)
@@ -141,7 +133,6 @@ def test_double_backward_is_a_located_error():
     assert raised.value.location is not None and raised.value.location.file == __file__
 
 
-@needs_autograd_pass
 @pytest.mark.filterwarnings("ignore:Dynamo does not know how to trace the builtin")
 def test_program_calling_autograd_grad_inside():
     """Dynamo breaks the graph at ``torch.autograd.grad``, which then runs the first graph's backward."""
