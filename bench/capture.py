@@ -10,7 +10,7 @@ inside a ``while_loop``. For each program, in one run, it times:
   ``torch.export.export(program, args, strict=False)``;
 - the first call of ``hopc.compile(program)`` against the first call of
   ``torch.compile(program, backend="aot_eager")`` (both under
-  ``torch.no_grad()``, since hopc does not differentiate compiled programs yet),
+  ``torch.no_grad()``: forward only; bench/autograd.py measures training),
   and, as the floor of any Dynamo backend, the first call of
   ``torch.compile(program, backend="eager")`` (Dynamo alone; column ``dynamo``),
   also with Dynamo configured as ``hopc.compile`` runs it (column ``floor``:
