@@ -135,6 +135,39 @@ def test_branch_not_depending_on_an_operand():
                                    torch.randn(4, dtype=torch.float64)], **TIGHT)
 
 
+def test_a_result_without_a_cotangent():
+    # Only a is used: w reaches no result with a cotangent, so it gets no gradient at all.
+    def program(x, w):
+        a, _ = torch.cond(x.sum() > 0, lambda x, w: (x.sin(), (x @ w).exp()),
+                          lambda x, w: (x.cos(), (x @ w).tanh()), (x, w))
+        return a * 2
+
+    module = _both_ways(program, lambda s: [s * torch.rand(3, 4, dtype=torch.float64),
+                                            torch.randn(4, 5, dtype=torch.float64)], **TIGHT)
+    assert list(entry_signature(module, "backward").gradient_results.values()) == [0]
+
+
+def test_branch_returning_a_copy_of_its_operand():
+    def program(x):
+        return torch.cond(x.sum() > 0, lambda x: x.clone(), lambda x: x.sin(), (x,))
+
+    _both_ways(program, lambda s: [s * torch.rand(4, dtype=torch.float64)], **TIGHT)
+
+
+def test_cond_in_a_scan_step():
+    from torch._higher_order_ops.scan import scan
+
+    def program(init, xs):
+        def step(carry, x):
+            new = torch.cond(x.sum() > 0, lambda c, x: (c * x).sin(), lambda c, x: c + x.exp(), (carry, x))
+            return new, new * 2
+
+        return scan(step, init, xs)
+
+    _both_ways(program, lambda s: [torch.rand(4, dtype=torch.float64),
+                                   s * torch.rand(5, 4, dtype=torch.float64)], **TIGHT)
+
+
 def test_in_place_ops_on_a_clone_in_a_branch():
     def then_branch(x):
         y = x.clone()

@@ -68,8 +68,11 @@ def cond_backward(builder: JointBuilder, op: Operation, cotangents: list[SSAValu
     entries = hop_interface(op).entries(op)
     positions = list(entries[0].operands)
     inputs = [op.operands[p] for p in positions]
-    differentiated = [i for i, v in enumerate(inputs) if builder.is_active(v)]
     with_cotangent = [i for i, c in enumerate(cotangents) if c is not None]
+    differentiated = [i for i, v in enumerate(inputs) if builder.is_active(v)
+                      and any(_reaches(entry.region.block, i, with_cotangent) for entry in entries)]
+    if not differentiated:
+        return [None] * len(op.operands)
     outer = free_symbols_of_types([v.type for v in op.operands])
     branches = [split_branch(op, entry.region.block, differentiated, with_cotangent, builder, outer, fresh)
                 for entry in entries]
@@ -86,6 +89,14 @@ def cond_backward(builder: JointBuilder, op: Operation, cotangents: list[SSAValu
     for index, gradient in zip(differentiated, backward.results, strict=True):
         gradients[positions[index]] = gradient
     return gradients
+
+
+def _reaches(body: Block, index: int, yields: list[int]) -> bool:
+    """Whether one of ``yields`` of ``body`` carries a gradient of its argument ``index``."""
+    terminator = body.last_op
+    assert isinstance(terminator, hop.YieldOp)
+    carried = JointBuilder(body, [body.args[index]]).active
+    return any(terminator.values[i] in carried for i in yields)
 
 
 def _forward_cond(op: hop.CondOp, branches: list[Branch], slots: list[Slot]) -> hop.CondOp:
