@@ -13,8 +13,8 @@ model and a ``while_loop`` RNN. In one run it measures:
 2. bytes saved for the backward, in eager PyTorch and in hopc, both counted
    the same way: the distinct storages handed to autograd's saved-tensor hooks
    during the forward (``torch.autograd.graph.saved_tensors_hooks``; hopc's
-   compiled call saves through ``ctx.save_for_backward``). Target: hopc's at
-   most PyTorch's on every program;
+   compiled call saves through ``ctx.save_for_backward``), less the model's
+   parameters and buffers. Target: hopc's at most PyTorch's on every program;
 3. a ``while_loop`` with T = 100, 1,000, 10,000 iterations (carry 1024x512
    f32): saved bytes, O(sqrt T) in hopc; target at T = 10,000: at most 5% of
    PyTorch's.
@@ -127,13 +127,19 @@ def first_call(name: str, backend: str) -> None:
     print(json.dumps({"seconds": time.perf_counter() - started}))
 
 
-def saved_bytes(run) -> int:
-    """Bytes of the distinct storages autograd saves while ``run()`` runs the forward."""
+def saved_bytes(run, model: torch.nn.Module) -> int:
+    """Bytes of the distinct storages autograd saves while ``run()`` runs the forward.
+
+    The model's parameters and buffers are left out: they live on whether
+    saved or not (eager's checkpoint reads them again, hopc saves them).
+    """
+    persistent = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
     storages: dict[int, int] = {}
 
     def pack(tensor: torch.Tensor) -> torch.Tensor:
         storage = tensor.untyped_storage()
-        storages[storage.data_ptr()] = storage.nbytes()
+        if storage.data_ptr() not in persistent:
+            storages[storage.data_ptr()] = storage.nbytes()
         return tensor
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
@@ -152,10 +158,10 @@ def _saved(name: str, **sizes) -> tuple[int, int]:
     import hopc
 
     model, inputs = make(name, **sizes)
-    eager = saved_bytes(lambda: model(inputs))
+    eager = saved_bytes(lambda: model(inputs), model)
     compiled = hopc.compile(model)
     compiled(inputs).sum().backward()  # compile outside the measured forward
-    return eager, saved_bytes(lambda: compiled(inputs))
+    return eager, saved_bytes(lambda: compiled(inputs), model)
 
 
 def main() -> None:
@@ -207,9 +213,9 @@ def _saved_rnn(steps: int) -> tuple[int, int]:
     measured = min(steps, 1000)
     eager_model = Rnn(512, measured)
     eager_model.load_state_dict(model.state_dict())
-    eager = saved_bytes(lambda: eager_model(inputs)) * steps // measured
+    eager = saved_bytes(lambda: eager_model(inputs), eager_model) * steps // measured
     compiled = hopc.compile(model)
-    return eager, saved_bytes(lambda: compiled(inputs))
+    return eager, saved_bytes(lambda: compiled(inputs), model)
 
 
 if __name__ == "__main__":

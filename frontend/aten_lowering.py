@@ -84,7 +84,10 @@ def lower_to_aten(graph_module: torch.fx.GraphModule, fake_inputs: Sequence[obje
             return _LocatingInterpreter(graph_module).run(*inputs)
 
     with unset_fake_temporarily(), enable_python_dispatcher(), fake_mode:
+        # hopc differentiates the graph itself (``--autograd``): trace it on
+        # detached inputs, so that no HOP runs its own autograd kernel.
+        detached = [x.detach() if isinstance(x, torch.Tensor) else x for x in fake_inputs]
         aten_graph = make_fx(run, tracing_mode="real", pre_dispatch=True,
-                             _allow_non_fake_inputs=True, _allow_fake_constant=False)(*fake_inputs)
+                             _allow_non_fake_inputs=True, _allow_fake_constant=False)(*detached)
     hoist_constants(aten_graph)
     return aten_graph
