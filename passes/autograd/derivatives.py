@@ -33,6 +33,14 @@ of the trace, or ``make_fx`` cannot record the size. Such symbols enter as
 extra placeholders, ``[p1]`` boolean tensors whose only use is their size;
 the importer binds them to no value, and the sizes become attributes.
 
+Note [functional derivatives]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+PyTorch's derivative formulas use views (``t``, ``expand``, ``unsqueeze``)
+and, rarely, in-place ops (``std``'s ``masked_fill_``). A graph without
+in-place ops becomes functional by making each view its ``_copy`` variant,
+as functionalization would; only a graph with one is retraced under
+``torch.func.functionalize``, which costs a second trace.
+
 Note [derivative cache key]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 A derivative is cached by what can change it: the op, its properties, its
@@ -191,6 +199,11 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
         raise
     compare_result_types(op.name, autograd.result_types[:len(result_types)], result_types,
                          frozenset(), location)
+    if _views_to_copies(autograd.graph):
+        autograd.graph.graph.eliminate_dead_code()
+        autograd.graph.recompile()
+        return OpDerivative(autograd.graph, tuple(differentiated), autograd.shapes.shape_env,
+                            dict(autograd.shapes.torch_names), len(carriers))
     functionalized = torch.func.functionalize(autograd.graph, remove="mutations_and_views")
 
     def functional_joint(*tensors: torch.Tensor) -> object:
@@ -204,6 +217,29 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
     functional.graph.recompile()
     return OpDerivative(functional.graph, tuple(differentiated), functional.shapes.shape_env,
                         dict(functional.shapes.torch_names), len(carriers))
+
+
+def _views_to_copies(graph: torch.fx.GraphModule) -> bool:
+    """Makes every view in ``graph`` its ``_copy`` variant, if it has no in-place op; whether it did.
+
+    The fast path of functionalization (Note [functional derivatives]): a graph
+    that changes nothing in place is functional once its views are copies.
+    """
+    overloads = [n.target for n in graph.graph.nodes if isinstance(n.target, torch._ops.OpOverload)]
+    if any(o._schema.is_mutable for o in overloads):
+        return False
+    copies = {}
+    for overload in overloads:
+        if any(r.alias_info is not None for r in overload._schema.returns):
+            packet = getattr(torch.ops.aten, f"{overload.overloadpacket.__name__}_copy", None)
+            copy = getattr(packet, overload._overloadname, None) if packet is not None else None
+            if copy is None:
+                return False
+            copies[overload] = copy
+    for node in graph.graph.nodes:
+        if node.target in copies:
+            node.target = copies[node.target]
+    return True
 
 
 def _size_carriers(types: Sequence[TensorType], facts: Mapping[str, SymbolFacts]) -> list[TensorType]:
