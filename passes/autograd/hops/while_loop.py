@@ -1,0 +1,197 @@
+"""The backward rule of ``hop.while``: a trip counter in the forward, O(sqrt T) checkpoints in the backward.
+
+Note [while backward]
+~~~~~~~~~~~~~~~~~~~~~
+The trip count T of a ``hop.while`` is known only at run time, and PyTorch
+keeps every iteration's values for its backward. hopc keeps O(sqrt T)
+carries instead:
+
+- forward: the loop is replaced by one with one more carried value, a 0-d
+  i64 counter (on the CPU) that the body increments; the backward reads only
+  the loop's initial carried values, its loop-invariant (``additional``)
+  operands and the final count, so that is all the forward saves;
+- backward (``hopc.passes.autograd.hops.while_sweeps``): sweep 1 reruns the
+  loop from the initial carried values and keeps the carried values entering
+  every k-th iteration in ``[ceil(T/k), ...]`` buffers; sweep 2 walks the
+  segments last to first: it recomputes the segment's carried values into
+  ``[k, ...]`` buffers, then applies the body's joint from the segment's end
+  to its start, carrying the cotangents of the carried values and
+  accumulating the gradients of the loop-invariant operands as extra carried
+  values.
+
+The body (``@<name>_body``) and its joint (``@<name>_body_joint``: the body's
+arguments and the cotangents of its yields -> the gradients of the
+differentiated arguments, ``region_joint``) are ``hop.subgraph``s called from
+every sweep. k is ``hop.checkpoint_every`` on the forward ``hop.while`` when
+set, else ceil(sqrt(T)) computed at run time (at least 1).
+
+Memory: ceil(T/k) + k copies of the carried values (2 sqrt(T) by default)
+live at once, against T in PyTorch; the forward saves none of the loop's
+intermediate values. Time: per iteration the body runs in the forward, in
+sweep 1 and in the segment's recompute (slightly fewer than T times each),
+and the body's joint runs once, rerunning the forward ops its backward reads
+(a region joint saves nothing): at most four body forwards and one body
+backward per iteration. (Saving the joint's residuals, ``region_pair``, in
+the segment buffers instead of the carried values would make it three.)
+
+Host syncs: two ``hop.item``s at the start of the backward read T (the
+forward's count) and k (``max(ceil(sqrt(T)), 1)``, computed on the CPU from
+the count), because both are sizes of the buffers; with
+``hop.checkpoint_every`` only T is read. The loops themselves test their 0-d
+CPU counters as every ``hop.while`` tests its condition.
+
+Which carried values are differentiated: the floating ones whose initial value
+is active or into which the body carries an active value (a fixpoint over the
+body). Integer and other inactive carried values are only recomputed: they are
+snapshotted and fed to the body like the others, and get no gradient.
+"""
+
+from __future__ import annotations
+
+import torch
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.traits import SymbolTable
+
+from hopc.dialects import hop
+from hopc.dialects.aten_builders import build_aten
+from hopc.ir.diagnostics import op_error
+from hopc.ir.types import DTYPES, TensorType
+from hopc.passes.autograd.hops.outlining import draws_random_numbers, module_of
+from hopc.passes.autograd.hops.while_sweeps import LoopPlan, emit_backward
+from hopc.passes.autograd.joint import JointBuilder, is_floating
+from hopc.passes.autograd.regions import region_joint
+from hopc.passes.autograd.rules import backward_rule_for
+from hopc.passes.autograd.symbols import fresh_symbol
+
+CHECKPOINT_EVERY = "hop.checkpoint_every"
+"""The optional attribute of a forward ``hop.while``: k, the iterations between snapshots."""
+
+COUNTER_TYPE = TensorType([], DTYPES["int64"])
+
+
+@backward_rule_for(hop.WhileOp)
+def while_backward(builder: JointBuilder, op: hop.WhileOp, cotangents: list[SSAValue | None]
+                   ) -> list[SSAValue | None]:
+    """Gradients of the initial carried values and loop-invariant operands (Note [while backward])."""
+    carried, additional = list(op.carried), list(op.additional)
+    for value in carried:
+        if not isinstance(value.type, TensorType):
+            raise op_error(op, f"autograd: 'hop.while' carries {value.type}, not a tensor; only "
+                               "tensor carried values are differentiated")
+    every = _checkpoint_every(op)
+    active_carried, active_additional = _active_arguments(builder, op)
+    gradients: list[SSAValue | None] = [None] * len(op.operands)
+    if all(cotangents[j] is None for j in active_carried):
+        return gradients  # no cotangent reaches a differentiated carried value
+    module = module_of(builder, op)
+    if draws_random_numbers(op.body_region, module):
+        raise op_error(op, "autograd: the body of this 'hop.while' draws random numbers, and its "
+                           "backward reruns the body, which would draw others (replaying the "
+                           "generator's state per iteration is not implemented)")
+    name = _base_name(op)
+    body = op.body_region.block
+    body_subgraph = _add_subgraph(module, f"{name}_body", _cloned(body))
+    joint = region_joint(body, [*active_carried, *(len(carried) + i for i in active_additional)],
+                         active_carried, parent=builder)
+    joint_subgraph = _add_subgraph(module, f"{name}_body_joint", joint.block)
+    counted, zero = _counted(op)
+    builder.insert_forward(zero, before=op)
+    builder.insert_forward(counted, before=op)
+    builder.replace_forward(op, counted.results[:len(carried)])
+    trips = fresh_symbol(module)
+    per_checkpoint = every if every is not None else fresh_symbol(module)  # >= 1 when read
+    plan = LoopPlan(op, carried, additional, counted.results[-1], active_carried, active_additional,
+                    body_subgraph, joint_subgraph, trips, per_checkpoint)
+    carried_gradients, additional_gradients = emit_backward(builder, plan, cotangents)
+    for j, gradient in zip(active_carried, carried_gradients, strict=True):
+        gradients[j] = gradient
+    for i, gradient in zip(active_additional, additional_gradients, strict=True):
+        gradients[len(carried) + i] = gradient
+    return gradients
+
+
+def _checkpoint_every(op: hop.WhileOp) -> int | None:
+    attribute = op.attributes.get(CHECKPOINT_EVERY)
+    if attribute is None:
+        return None
+    if not isinstance(attribute, IntegerAttr) or attribute.value.data < 1:
+        raise op_error(op, f"autograd: '{CHECKPOINT_EVERY}' must be an integer >= 1, got {attribute}")
+    return attribute.value.data
+
+
+def _active_arguments(builder: JointBuilder, op: hop.WhileOp) -> tuple[list[int], list[int]]:
+    """(carried positions, additional positions) that carry gradients: a fixpoint over the body."""
+    count = len(op.carried)
+    carried = {j for j, v in enumerate(op.carried) if builder.is_active(v) and is_floating(v)}
+    additional = [i for i, v in enumerate(op.additional) if builder.is_active(v)]
+    body = op.body_region.block
+    terminator = body.last_op
+    assert isinstance(terminator, hop.YieldOp)
+    while True:
+        inside = JointBuilder(body, [body.args[j] for j in carried]
+                              + [body.args[count + i] for i in additional])
+        grown = carried | {j for j, v in enumerate(terminator.values)
+                           if inside.is_active(v) and is_floating(op.carried[j])}
+        if grown == carried:
+            return sorted(carried), additional
+        carried = grown
+
+
+def _counted(op: hop.WhileOp) -> tuple[hop.WhileOp, Operation]:
+    """``op`` with a 0-d i64 counter as its last carried value (it ends as the trip count), and
+    the counter's initial zero."""
+    count = len(op.carried)
+    cond = op.cond_region.clone()
+    cond.block.insert_arg(COUNTER_TYPE, count).name_hint = "counter"
+    body = op.body_region.clone()
+    counter = body.block.insert_arg(COUNTER_TYPE, count)
+    counter.name_hint = "counter"
+    terminator = body.block.last_op
+    assert isinstance(terminator, hop.YieldOp)
+    step = build_aten("aten.add.Scalar", [counter], other=1, origin=op)
+    step.results[0].name_hint = "counter"
+    body.block.insert_op_before(step, terminator)
+    body.block.insert_op_before(hop.YieldOp(*terminator.values, step.results[0]), terminator)
+    terminator.detach()
+    terminator.erase()
+    zero = build_aten("aten.zeros", [], size=[], dtype=torch.int64, device=torch.device("cpu"),
+                      origin=op)
+    counted = hop.WhileOp([*op.carried, zero.results[0]], list(op.additional), cond, body)
+    counted.attributes.update({k: v for k, v in op.attributes.items() if k != CHECKPOINT_EVERY})
+    counted.location = op.location
+    counted.results[-1].name_hint = "trip_count"
+    zero.results[0].name_hint = "counter"
+    return counted, zero
+
+
+def _cloned(body: Block) -> Block:
+    block = Block(arg_types=[a.type for a in body.args])
+    mapping: dict[SSAValue, SSAValue] = {}
+    for argument, original in zip(block.args, body.args, strict=True):
+        argument.name_hint = original.name_hint
+        mapping[original] = argument
+    for inner in body.ops:
+        block.add_op(inner.clone(value_mapper=mapping))
+    return block
+
+
+def _base_name(op: hop.WhileOp) -> str:
+    hint = next((r.name_hint for r in op.results if r.name_hint), None)
+    return f"while_{hint}" if hint else "while"
+
+
+def _add_subgraph(module: ModuleOp, base: str, block: Block) -> hop.SubgraphOp:
+    """A new ``hop.subgraph`` named ``base`` (or ``base_<n>``, the first free), before the functions."""
+    name, suffix = base, 0
+    while SymbolTable.lookup_symbol(module, name) is not None:
+        suffix += 1
+        name = f"{base}_{suffix}"
+    subgraph = hop.SubgraphOp(properties={"sym_name": StringAttr(name)}, regions=[Region(block)])
+    first_function = next((f for f in module.ops if isinstance(f, FuncOp)), None)
+    if first_function is None:
+        module.body.block.add_op(subgraph)
+    else:
+        module.body.block.insert_op_before(subgraph, first_function)
+    return subgraph
