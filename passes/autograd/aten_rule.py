@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import sympy
 import torch
 import torch.fx
 import torch.utils._pytree as pytree
@@ -22,8 +23,10 @@ from xdsl.ir import Operation, SSAValue
 from hopc.dialects.aten import AtenOp
 from hopc.frontend.importer import GraphImporter, ModuleImports
 from hopc.frontend.shape_symbols import ShapeSymbols
+from hopc.ir.diagnostics import op_error
 from hopc.passes.autograd.derivatives import OpDerivative, op_derivative
 from hopc.passes.autograd.joint import JointBuilder, is_floating
+from hopc.passes.autograd.symbols import fresh_symbol
 
 _IDENTITIES = frozenset({torch.ops.aten.detach_copy.default, torch.ops.aten.alias_copy.default,
                          torch.ops.aten.lift_fresh_copy.default})
@@ -84,10 +87,30 @@ def _depending_on(graph: torch.fx.GraphModule, sources: frozenset[torch.fx.Node]
     return depending
 
 
-def _symbols(derivative: OpDerivative, back: Mapping[str, str]) -> ShapeSymbols:
+class _Names(dict):
+    """Torch symbol -> our name; a size the derivative creates (``index`` by a mask in a
+    backward) gets a fresh unbacked symbol of the module, declared at first use."""
+
+    def __init__(self, known: Mapping[sympy.Symbol, str], joint: JointBuilder, op: Operation):
+        super().__init__(known)
+        self.joint, self.op = joint, op
+
+    def __contains__(self, symbol: object) -> bool:
+        return isinstance(symbol, sympy.Symbol)
+
+    def __missing__(self, symbol: sympy.Symbol) -> str:
+        if self.joint.module is None:
+            raise op_error(self.op, f"autograd: the derivative of {self.op.name} creates a size, and "
+                                    "the joint has no module to declare it in")
+        self[symbol] = name = fresh_symbol(self.joint.module)
+        return name
+
+
+def _symbols(derivative: OpDerivative, back: Mapping[str, str], joint: JointBuilder,
+             op: Operation) -> ShapeSymbols:
     """Sizes of the derivative's graph as our expressions, in the forward op's symbols."""
-    return ShapeSymbols(derivative.shape_env, {symbol: back.get(name, name)
-                                               for symbol, name in derivative.torch_names.items()})
+    known = {symbol: back.get(name, name) for symbol, name in derivative.torch_names.items()}
+    return ShapeSymbols(derivative.shape_env, _Names(known, joint, op))
 
 
 def aten_backward(joint: JointBuilder, op: AtenOp, cotangents: list[SSAValue | None]
@@ -104,7 +127,7 @@ def aten_backward(joint: JointBuilder, op: AtenOp, cotangents: list[SSAValue | N
     derivative, back = op_derivative(op, differentiated, with_tangent)
     placeholders = derivative.graph.graph.find_nodes(op="placeholder")
     tangents = frozenset(placeholders[len(op.operands):len(placeholders) - derivative.carrier_count])
-    importer = _DerivativeImporter(ModuleImports(_symbols(derivative, back)), derivative.graph, joint, op,
+    importer = _DerivativeImporter(ModuleImports(_symbols(derivative, back, joint, op)), derivative.graph, joint, op,
                                    tangents)
     outputs, traced_gradients = importer.import_values(
         [*op.operands, *(cotangents[i] for i in with_tangent)])

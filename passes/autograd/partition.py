@@ -43,7 +43,7 @@ from hopc.dialects.aten_builders import symbol_facts
 from hopc.ir import symbolic
 from hopc.ir.aten_call import overload_of
 from hopc.ir.substitution import parameters
-from hopc.ir.symbol_uses import symbols_mentioned_by
+from hopc.ir.symbol_uses import symbols_mentioned_by, symbols_of_attribute
 from hopc.ir.torch_symbolic import SymbolFacts
 from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import Dim, SymIntType, TensorType, canonical_dim
@@ -200,12 +200,20 @@ def _recomputed(forward_ops: Sequence[Operation], saved: Sequence[SSAValue],
 
 
 def _unbound_symbols(ops: Sequence[Operation], arguments: Sequence[SSAValue]) -> list[str]:
-    """Symbols that ``ops`` mention (at any depth) and neither ``arguments`` nor ``ops`` bind."""
+    """Symbols that ``ops`` mention (at any depth) and neither ``arguments`` nor ``ops`` bind.
+
+    An op binds the symbol of a ``!hop.symint`` result, and a symbol its result
+    types have that neither its operands' types nor its properties do (a
+    data-dependent size).
+    """
     bound = set(parameters([a.type for a in arguments]))
     mentioned: dict[str, None] = {}
     for op in ops:
         for nested in op.walk():
             bound.update(r.type.value for r in nested.results if isinstance(r.type, SymIntType))
+            inputs = [*(v.type for v in nested.operands), *nested.properties.values()]
+            given = {s for attribute in inputs for s in symbols_of_attribute(attribute)}
+            bound.update(s for r in nested.results for s in symbols_of_attribute(r.type) if s not in given)
             mentioned.update(dict.fromkeys(symbols_mentioned_by(nested)))
     return [s for s in mentioned if s not in bound]
 
