@@ -5,7 +5,9 @@ passes on a module of hundreds of ops. A module whose dims are integers and
 plain symbols, with views and a ``hop.cond`` whose branch reshapes, needs
 neither sympy (``AliasLayouts`` in ``passes/functionalize/layout.py`` decides
 the contiguity of a reshape of a row-major tensor without a layout) nor torch.
-An in-place op is another matter: its functional form is typed by the tracer
+Nor does one with in-place ops whose functional form certainly has ``self``'s
+type (Note [in-place result types] in ``passes/functionalize/mutation.py``);
+one whose type is uncertain (a comparison) is typed by the tracer
 (``hopc.dialects.aten_builders``), which loads both. Each case runs in a fresh
 interpreter.
 """
@@ -42,6 +44,28 @@ func.func @forward(%x: {T}, %p: {PREDICATE}) -> {T} {{
 }}
 """
 
+IN_PLACE = f"""\
+hop.symbol @s0 backed [2, oo]
+func.func @forward(%x: {T}, %y: {T}, %count: !hop.tensor<[], i64>) -> {T} {{
+  %row = aten.select.int(%x) {{dim = 0 : i64, index = 0 : i64}} : ({T}) -> {ROW}
+  %inc = aten.add_.Scalar(%row) {{other = 1 : i64}} : ({ROW}) -> {ROW}
+  %t = aten.transpose.int(%x) {{dim0 = 0 : i64, dim1 = 1 : i64}} : ({T}) -> {TRANSPOSED}
+  %dbl = aten.mul_.Scalar(%t) {{other = 2 : i64}} : ({TRANSPOSED}) -> {TRANSPOSED}
+  %neg = aten.neg_(%x) : ({T}) -> {T}
+  %sum = aten.add_.Tensor(%x, %y) {{alpha = 2 : i64}} : ({T}, {T}) -> {T}
+  %step = aten.add_.Scalar(%count) {{other = 1 : i64}} : (!hop.tensor<[], i64>) -> !hop.tensor<[], i64>
+  func.return %sum : {T}
+}}
+"""
+
+IN_PLACE_COMPARISON = f"""\
+hop.symbol @s0 backed [2, oo]
+func.func @forward(%x: {T}) -> {T} {{
+  %eq = aten.eq_.Scalar(%x) {{other = 0 : i64}} : ({T}) -> {T}
+  func.return %eq : {T}
+}}
+"""
+
 COMPOUND_DIM = """\
 hop.symbol @s0 backed [2, oo]
 hop.symbol @s1 backed [2, oo]
@@ -71,7 +95,9 @@ def _imports_of_two_passes(module_text: str, tmp_path) -> str:
 
 @pytest.mark.parametrize(("module_text", "imported"), [
     (PLAIN_SYMBOLS, "imported:"),
+    (IN_PLACE, "imported:"),
     (COMPOUND_DIM, "imported: sympy"),  # the control: the check sees sympy when it is loaded
-], ids=["plain-symbols", "compound-dim"])
+    (IN_PLACE_COMPARISON, "imported: sympy torch"),  # and torch, when the tracer is needed
+], ids=["plain-symbols", "in-place", "compound-dim", "in-place-comparison"])
 def test_two_passes_import_sympy_only_when_needed(module_text: str, imported: str, tmp_path):
     assert _imports_of_two_passes(module_text, tmp_path) == imported
