@@ -1,7 +1,11 @@
 """The reference interpreter's ``aten`` dialect: every op runs PyTorch's own kernel.
 
 In-place ops and views act on the very tensors they are given, as in eager
-mode (``hopc.backend.interpreter_ops.call_aten``).
+mode (``hopc.backend.interpreter_ops.call_aten``). ``aten.detach_copy`` (what
+functionalize makes of ``detach``) also detaches from autograd, as ``detach``
+does: PyTorch's own kernel would carry the input's history (and has no
+derivative), which matters where the interpreter runs under autograd (the
+gradient oracle).
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 from hopc.backend.interpreter import Frame
 from hopc.backend.interpreter_ops import call_aten
 from hopc.backend.interpreter_registry import impl, register_impls
-from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten import AtenOp, op_class
 
 
 @register_impls
@@ -17,3 +21,7 @@ class AtenImpls:
     @impl(AtenOp)
     def run_aten(self, op: AtenOp, frame: Frame) -> list[object]:
         return call_aten(op, frame.values.__getitem__, frame.symbols)
+
+    @impl(op_class("aten.detach_copy"))
+    def run_detach_copy(self, op: AtenOp, frame: Frame) -> list[object]:
+        return [frame.values[op.operands[0]].detach().clone()]

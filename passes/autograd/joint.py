@@ -48,6 +48,9 @@ from hopc.dialects.aten_builders import build_aten
 from hopc.ir.diagnostics import op_error
 from hopc.ir.types import TensorType
 
+STOPS_GRADIENT = frozenset({"aten.detach_copy", "aten.detach"})
+"""Ops whose result carries no gradient whatever their operand (``x.detach()``)."""
+
 SEQUENCE_NUMBER = "hop.seq_nr"
 """The attribute of a backward op: the sequence number of the forward op it came from."""
 
@@ -79,7 +82,7 @@ class JointBuilder:
         self.sequence = {op: first_sequence + index for index, op in enumerate(self.forward_ops)}
         self.active: set[SSAValue] = {v for v in differentiated if is_floating(v)}
         for op in self.forward_ops:
-            if any(v in self.active for v in op.operands):
+            if op.name not in STOPS_GRADIENT and any(v in self.active for v in op.operands):
                 self.active.update(r for r in op.results if is_floating(r))
         self.cotangents: dict[SSAValue, SSAValue] = {}
         self.backward_ops: list[Operation] = []

@@ -2,7 +2,7 @@
 
 ``classify_view`` turns one result of a view op into one of
 
-- ``IDENTITY``: the result is its input (``alias``, ``detach``, ``to`` without
+- ``IDENTITY``: the result is its input (``alias``, ``to`` without
   a dtype change, ``contiguous`` of a contiguous tensor);
 - a ``ViewStep`` (``views``), with its copying form and inverse;
 - a ``Fresh`` copy: an op whose schema may alias but that copies here
@@ -197,7 +197,8 @@ def _real_identity(v: _View) -> object:
 
 _CLASSIFIERS: dict[str, Callable[[_View], object]] = {
     "aten.alias": lambda v: IDENTITY,
-    "aten.detach": lambda v: IDENTITY,
+    # Not an identity: the copy keeps detach's meaning to autograd, a gradient barrier.
+    "aten.detach": lambda v: v.reshape("aten.detach_copy", {}),
     "aten.lift_fresh": lambda v: IDENTITY,
     "aten.positive": lambda v: IDENTITY,
     "aten.resolve_conj": lambda v: IDENTITY,
