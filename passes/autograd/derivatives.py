@@ -182,9 +182,13 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
         flat = list(outputs) if isinstance(outputs, tuple | list) else [outputs]
         for index, tangent in zip(tangent_results, tangents, strict=True):
             _same_sizes(flat[index], tangent)
-        gradients = torch.autograd.grad([flat[i] for i in tangent_results],
-                                        [primals[i] for i in differentiated], list(tangents),
-                                        allow_unused=True)
+        # An output that does not depend differentiably on the inputs (``zeros_like``)
+        # takes no tangent; with none left, every gradient is None.
+        used = [(flat[i], t) for i, t in zip(tangent_results, tangents, strict=True) if flat[i].requires_grad]
+        if not used:
+            return flat, [None] * len(differentiated)
+        gradients = torch.autograd.grad([o for o, _ in used], [primals[i] for i in differentiated],
+                                        [t for _, t in used], allow_unused=True)
         return flat, list(gradients)
 
     what = f"the derivative of {op.name}"

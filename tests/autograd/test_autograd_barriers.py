@@ -58,3 +58,10 @@ def _compiled_gradients(model: torch.nn.Module, h: torch.Tensor) -> tuple[torch.
 
     output = hopc.compile(model)(h)
     return torch.autograd.grad(output.sum(), [model.w, model.b])
+
+
+def test_an_output_with_no_derivative_in_its_input_gets_no_gradient():
+    def program(x):
+        return torch.zeros_like(x) + x.sin(), torch.ones_like(x) * 2
+
+    check_gradients(program, [torch.randn(3)])
