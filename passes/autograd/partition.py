@@ -22,9 +22,12 @@ op, a HOP or a data read (``hop.item``).
 ``split`` then builds the two blocks by cloning: the forward is every forward
 op, returning the outputs and the saved values; the backward takes the saved
 values and the cotangents and holds the recomputed forward ops, then the
-backward ops. Symbols the backward mentions but its arguments do not bind
-are saved as ``!hop.symint`` values (read with ``hop.sym_size`` where an
-argument's dimension binds one), so the backward is symbol-closed.
+backward ops that a gradient depends on or that have an effect (an ATen
+derivative also computes the gradients of operands that are not
+differentiated; what only those read is neither saved nor recomputed).
+Symbols the backward mentions but its arguments do not bind are saved as
+``!hop.symint`` values (read with ``hop.sym_size`` where an argument's
+dimension binds one), so the backward is symbol-closed.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import networkx
 import sympy
 import torch
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.traits import MemoryEffectKind, is_side_effect_free, only_has_effect
 
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
@@ -149,6 +153,7 @@ def split(joint: Block, primal_count: int, backward_ops: Sequence[Operation],
     """Splits ``joint`` (primal arguments first, then cotangents) into forward and backward blocks."""
     in_backward = set(backward_ops)
     forward_ops = [op for op in joint.ops if op not in in_backward]
+    backward_ops = _contributing(backward_ops, gradients)
     primals = list(joint.args[:primal_count])
     cotangents = list(joint.args[primal_count:])
     forward_values = set(primals) | {r for op in forward_ops for r in op.results}
@@ -172,6 +177,29 @@ def split(joint: Block, primal_count: int, backward_ops: Sequence[Operation],
         backward.add_op(op.clone(value_mapper=inner))
     return Split(forward, [mapping[v] for v in [*outputs, *saved]], backward,
                  [inner.get(g, g) for g in gradients], len(saved))
+
+
+def _contributing(backward_ops: Sequence[Operation], gradients: Sequence[SSAValue]) -> list[Operation]:
+    """The backward ops that a gradient depends on (through values or symbols: an op that
+    binds a symbol a kept op mentions is kept) or that have effects, in order."""
+    needed = set(gradients)
+    symbols = {s for g in gradients for s in symbols_of_attribute(g.type)}
+    kept: list[Operation] = []
+    for op in reversed(backward_ops):
+        if any(r in needed for r in op.results) or not _only_reads(op) or _bound_by(op) & symbols:
+            kept.append(op)
+            for nested in op.walk():
+                needed.update(nested.operands)
+                symbols.update(symbols_mentioned_by(nested))
+    return kept[::-1]
+
+
+def _only_reads(op: Operation) -> bool:
+    """Whether ``op`` at most reads; a subgraph call in it counts as writing (in a joint, which is
+    not inside the module, its callee and so its effects are unknown)."""
+    if any(isinstance(nested, hop.InvokeSubgraphOp) for nested in op.walk()):
+        return False
+    return is_side_effect_free(op) or only_has_effect(op, MemoryEffectKind.READ)
 
 
 def _copy_names(values: Sequence[SSAValue], arguments: Sequence[BlockArgument]) -> None:
@@ -209,13 +237,22 @@ def _unbound_symbols(ops: Sequence[Operation], arguments: Sequence[SSAValue]) ->
     bound = set(parameters([a.type for a in arguments]))
     mentioned: dict[str, None] = {}
     for op in ops:
+        bound |= _bound_by(op)
         for nested in op.walk():
-            bound.update(r.type.value for r in nested.results if isinstance(r.type, SymIntType))
-            inputs = [*(v.type for v in nested.operands), *nested.properties.values()]
-            given = {s for attribute in inputs for s in symbols_of_attribute(attribute)}
-            bound.update(s for r in nested.results for s in symbols_of_attribute(r.type) if s not in given)
             mentioned.update(dict.fromkeys(symbols_mentioned_by(nested)))
     return [s for s in mentioned if s not in bound]
+
+
+def _bound_by(op: Operation) -> set[str]:
+    """The symbols ``op`` (at any depth) binds: that of a ``!hop.symint`` result, and a symbol
+    its result types have that neither its operands' types nor its properties do."""
+    bound: set[str] = set()
+    for nested in op.walk():
+        bound.update(r.type.value for r in nested.results if isinstance(r.type, SymIntType))
+        inputs = [*(v.type for v in nested.operands), *nested.properties.values()]
+        given = {s for attribute in inputs for s in symbols_of_attribute(attribute)}
+        bound.update(s for r in nested.results for s in symbols_of_attribute(r.type) if s not in given)
+    return bound
 
 
 def _symbol_value(symbol: str, forward: Block, mapping: dict[SSAValue, SSAValue],
