@@ -72,3 +72,21 @@ builtin.module {
     func.return %s : !hop.tensor<[], f32>
   }
 }
+
+// -----
+
+// Only x is differentiated: mm's derivative also computes w's gradient, which
+// is dropped, so what only that gradient reads (x) is not saved; w is.
+// CHECK-LABEL: builtin.module
+// CHECK:       func.func @forward(%x: {{.*}}, %w: {{.*}}) -> (!hop.tensor<[8, 4], f32>, !hop.tensor<[4, 4], f32> {hop.saved = 0 : i64})
+// CHECK:       func.func @backward(%w: !hop.tensor<[4, 4], f32> {hop.saved = 0 : i64}, %tangent: {{.*}})
+// CHECK-NOT:     aten.mm
+// CHECK:         %[[T:.*]] = aten.t_copy(%w)
+// CHECK-NEXT:    %[[DX:.*]] = aten.mm(%tangent, %[[T]])
+// CHECK-NEXT:    func.return %[[DX]]
+builtin.module {
+  func.func @forward(%x: !hop.tensor<[8, 4], f32> {hop.requires_grad}, %w: !hop.tensor<[4, 4], f32>) -> !hop.tensor<[8, 4], f32> {
+    %m = aten.mm(%x, %w) : (!hop.tensor<[8, 4], f32>, !hop.tensor<[4, 4], f32>) -> !hop.tensor<[8, 4], f32>
+    func.return %m : !hop.tensor<[8, 4], f32>
+  }
+}
