@@ -27,6 +27,10 @@ Effects: an op that mutates an argument (``Tensor(a!)``) or draws random
 numbers writes; every other op only reads its operands (a later in-place op may
 change them, so at the captured level reads are not pure; see ``passes/cse.py``).
 
+Tags: ``op.tags`` are PyTorch's op tags that passes ask about, and
+``is_pointwise``, ``is_reduction``, ``is_view`` and ``is_random`` read them
+(Note [op tags] in ``hopc.dialects.aten_schema``).
+
 Note [undeclared writes]
 ~~~~~~~~~~~~~~~~~~~~~~~~
 A few ATen schemas do not declare every write: ``aten.batch_norm`` (and
@@ -76,8 +80,6 @@ from hopc.dialects import aten_schema
 from hopc.dialects.aten_schema import Argument, Schema
 from hopc.ir.types import DTYPE_NAME_BY_ELEMENT_TYPE, ExprAttr, NoneAttr, TensorType
 
-_RESERVED_FIELD_NAMES = frozenset(dir(IRDLOperation)) | frozenset(keyword.kwlist)
-
 _RUNNING_STATS = ("running_mean", "running_var")
 UNDECLARED_WRITES: dict[str, tuple[str, tuple[str, ...]]] = {
     "aten.batch_norm": ("training", _RUNNING_STATS),
@@ -91,7 +93,8 @@ UNDECLARED_WRITES: dict[str, tuple[str, tuple[str, ...]]] = {
 
 
 def _field_name(argument_name: str) -> str:
-    """The Python accessor of an argument: its name, with ``_`` added on a clash."""
+    """The Python accessor of an argument: its name, with ``_`` added on a clash
+    (with a keyword or a name of ``AtenOp``, ``_RESERVED_FIELD_NAMES``)."""
     return f"{argument_name}_" if argument_name in _RESERVED_FIELD_NAMES else argument_name
 
 
@@ -105,6 +108,31 @@ class AtenOp(IRDLOperation):
     SCHEMA: ClassVar[Schema]
 
     # ----------------------------------------------------------------- queries for passes
+
+    @property
+    def tags(self) -> frozenset[str]:
+        """The overload's op tags (Note [op tags] in ``hopc.dialects.aten_schema``)."""
+        return self.SCHEMA.tags
+
+    @property
+    def is_pointwise(self) -> bool:
+        """PyTorch tags it ``pointwise``: each output element reads the inputs at its index."""
+        return self.SCHEMA.is_pointwise
+
+    @property
+    def is_reduction(self) -> bool:
+        """PyTorch tags it ``reduction``."""
+        return self.SCHEMA.is_reduction
+
+    @property
+    def is_view(self) -> bool:
+        """A result may alias an operand that the op does not write (``Tensor(a)``)."""
+        return self.SCHEMA.is_view
+
+    @property
+    def is_random(self) -> bool:
+        """Its results depend on the RNG state (``nondeterministic_seeded``): it writes the state."""
+        return self.SCHEMA.is_random
 
     def operand_groups(self) -> list[tuple[Argument, list[SSAValue]]]:
         """Each tensor argument with the operands passed for it, in schema order."""
@@ -398,6 +426,9 @@ class RunningStatsEffect(MemoryEffect):
     def get_effects(cls, op: Operation) -> frozenset[EffectInstance]:
         return _READ_WRITE if isinstance(op, AtenOp) and op.undeclared_writes() else _READ
 
+
+
+_RESERVED_FIELD_NAMES = frozenset(dir(AtenOp)) | frozenset(keyword.kwlist)
 
 
 def _operand_field(argument: Argument):

@@ -5,10 +5,38 @@
 arguments and returns exactly as the schema declares them. This module turns
 that table into ``Schema`` objects and answers the questions passes ask:
 which arguments an op mutates (``Tensor(a!)``), which results alias which
-argument (``Tensor(a)``), and what the functional form of a mutating op is.
+argument (``Tensor(a)``), what the functional form of a mutating op is, and
+which of PyTorch's op tags it carries (Note [op tags]).
 
 Op names follow the dialect: ``aten.<name>`` for the default overload and
 ``aten.<name>.<overload>`` otherwise (``aten.relu``, ``aten.add_.Tensor``).
+
+Note [op tags]
+~~~~~~~~~~~~~~
+The table records, per overload, the tags of ``RECORDED_TAGS`` that it
+carries: PyTorch's ``torch.Tag``s of the ``OpOverload`` (``op.tags``) that a
+partitioner and fusion ask about, and ``view``, which hopc derives from the
+schema. What each says:
+
+- ``pointwise``: each output element depends only on the input elements at
+  the same (broadcast) index (``aten.add.Tensor``, ``aten.sin``);
+- ``reduction``: reduces dimensions (``aten.sum.dim_IntList``, ``aten.amax``);
+- ``view``: a return aliases an argument it does not write (``Tensor(a)``):
+  ``aten.view``, ``aten.select.int``, also ``aten.reshape`` and
+  ``aten.contiguous``, which alias only when they can;
+- ``view_copy``: the functional ``_copy`` variant of a view op
+  (``aten.view_copy``, ``view_copy_variant``);
+- ``nondeterministic_seeded``: draws from the RNG state (``aten.rand``,
+  ``aten.bernoulli.p``); ``Schema.is_random``;
+- ``dynamic_output_shape``: an output size depends on input data
+  (``aten.nonzero``, ``aten.masked_select``); ``data_dependent_output``: a non-tensor
+  output does (``aten.item``, ``aten.equal``);
+- ``cudagraph_unsafe``: must not be captured in a CUDA graph;
+  ``needs_fixed_stride_order``: its inputs' strides must stay as eager has them;
+- ``core``: in PyTorch's Core ATen opset (what a decomposition lowers to).
+
+PyTorch's other tags (``pt2_compliant_tag``, ``generated``, ``inplace``,
+``out``...) say what the schema says already or nothing a pass uses.
 """
 
 from __future__ import annotations
@@ -20,6 +48,23 @@ from functools import cache, cached_property
 
 TABLE_PATH = pathlib.Path(__file__).with_name("aten_ops.json")
 _DECODER = json.JSONDecoder()
+
+VIEW_TAG = "view"
+"""hopc's own tag: a return aliases an argument (Note [op tags])."""
+
+RECORDED_TAGS: tuple[str, ...] = (
+    "core",
+    "cudagraph_unsafe",
+    "data_dependent_output",
+    "dynamic_output_shape",
+    "needs_fixed_stride_order",
+    "nondeterministic_seeded",
+    "pointwise",
+    "reduction",
+    VIEW_TAG,
+    "view_copy",
+)
+"""The tags the table records (Note [op tags]); all but ``view`` are ``torch.Tag`` names."""
 
 
 class _TypedEntry:
@@ -92,8 +137,36 @@ class Schema:
     overload: str
     arguments: tuple[Argument, ...]
     returns: tuple[Return, ...]
-    is_random: bool = False
-    """Its results depend on the RNG state (PyTorch's ``nondeterministic_seeded`` tag)."""
+    tags: frozenset[str] = frozenset()
+    """Its tags among ``RECORDED_TAGS`` (Note [op tags])."""
+
+    @property
+    def is_random(self) -> bool:
+        """Its results depend on the RNG state (PyTorch's ``nondeterministic_seeded`` tag)."""
+        return "nondeterministic_seeded" in self.tags
+
+    @property
+    def is_pointwise(self) -> bool:
+        return "pointwise" in self.tags
+
+    @property
+    def is_reduction(self) -> bool:
+        return "reduction" in self.tags
+
+    @property
+    def is_view(self) -> bool:
+        """A return may alias an argument that the op does not write (``Tensor(a)``)."""
+        return VIEW_TAG in self.tags
+
+    @property
+    def is_view_copy(self) -> bool:
+        """The ``_copy`` variant of a view op (``aten.view_copy``)."""
+        return "view_copy" in self.tags
+
+    @property
+    def has_dynamic_output_shape(self) -> bool:
+        """An output's size depends on the input data (``aten.nonzero``)."""
+        return "dynamic_output_shape" in self.tags
 
     @property
     def op_name(self) -> str:
@@ -149,7 +222,7 @@ def _schema_from_record(op_name: str, record: dict) -> Schema:
         overload=overload,
         arguments=tuple(Argument(*fields) for fields in record["args"]),
         returns=tuple(Return(*fields) for fields in record["returns"]),
-        is_random=record.get("random", False),
+        tags=frozenset(record.get("tags", ())),
     )
 
 
@@ -183,6 +256,32 @@ def lookup(op_name: str) -> Schema | None:
         return None
     record, _ = _DECODER.raw_decode(text, at + len(key))
     return _schema_from_record(op_name, record)
+
+
+def op_tags(op_name: str) -> frozenset[str]:
+    """The tags of ``aten.<name>[.<overload>]`` (Note [op tags]); a KeyError if ATen has no such op.
+
+    ``op_tags("aten.add.Tensor") == {"core", "pointwise"}``.
+    """
+    schema = lookup(op_name)
+    if schema is None:
+        raise KeyError(f"ATen has no op named {op_name!r}")
+    return schema.tags
+
+
+@cache
+def view_copy_variant(schema: Schema) -> Schema | None:
+    """The ``_copy`` variant of a view op: ``aten.view.dtype -> aten.view_copy.dtype``.
+
+    The overload of the same overload name whose base name adds ``_copy`` and
+    that PyTorch tags ``view_copy``; None for an op that is no view or has no
+    such variant (``aten.reshape``, ``aten.contiguous``).
+    """
+    if not schema.is_view:
+        return None
+    suffix = f".{schema.overload}" if schema.overload else ""
+    candidate = lookup(f"aten.{schema.base_name}_copy{suffix}")
+    return candidate if candidate is not None and candidate.is_view_copy else None
 
 
 @cache

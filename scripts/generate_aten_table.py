@@ -3,7 +3,9 @@
 Every ``aten::`` overload whose schema torchgen can model is recorded with its
 arguments and returns as PyTorch declares them, so that the ``aten`` dialect can
 represent any ATen operator without importing torch (the way torch-mlir
-generates its op table). Run it after a torch upgrade:
+generates its op table), and with the op tags that passes ask about
+(``aten_schema.RECORDED_TAGS``: PyTorch's ``torch.Tag``s of the overload, plus
+``view`` where a return aliases an argument). Run it after a torch upgrade:
 
     python scripts/generate_aten_table.py
 """
@@ -14,6 +16,8 @@ import re
 
 import torch
 from torchgen.model import FunctionSchema
+
+from hopc.dialects.aten_schema import RECORDED_TAGS, VIEW_TAG
 
 _LIST_DEFAULT = re.compile(r"=\[([^\]]*)\]")
 
@@ -37,11 +41,16 @@ def _return_record(ret) -> list:
     return [ret.name or "", str(ret.type), annotation]
 
 
-def _draws_random_numbers(base: str, overload: str) -> bool:
-    """PyTorch tags ops whose results depend on the RNG state ``nondeterministic_seeded``."""
+def _tags(base: str, overload: str, parsed: FunctionSchema) -> list[str]:
+    """The recorded tags of an overload, sorted: its ``torch.Tag``s among
+    ``RECORDED_TAGS``, and ``view`` where a return aliases an argument without
+    writing it (``Tensor(a)``, as ``view`` and ``reshape`` return)."""
     packet = getattr(torch.ops.aten, base, None)
     op = getattr(packet, overload or "default", None) if packet is not None else None
-    return op is not None and torch.Tag.nondeterministic_seeded in op.tags
+    tags = {tag.name for tag in op.tags} & set(RECORDED_TAGS) if op is not None else set()
+    if any(r.annotation is not None and not r.annotation.is_write for r in parsed.returns):
+        tags.add(VIEW_TAG)
+    return sorted(tags)
 
 
 def schema_records() -> dict[str, dict]:
@@ -64,8 +73,8 @@ def schema_records() -> dict[str, dict]:
             "args": args,
             "returns": [_return_record(r) for r in parsed.returns],
         }
-        if _draws_random_numbers(base, overload):
-            records[op_name]["random"] = True
+        if tags := _tags(base, overload, parsed):
+            records[op_name]["tags"] = tags
     return dict(sorted(records.items()))
 
 
