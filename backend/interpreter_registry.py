@@ -2,7 +2,7 @@
 
 As xDSL's ``@register_impls`` / ``@impl``: a dialect's implementations are
 methods of a class decorated with ``register_impls``, each marked
-``@impl(OpClass)``; ``hopc.registry.INTERPRETER_IMPLS`` names the class. An
+``@impl(OpClass)``; ``hopc.registry.INTERPRETER_IMPLS`` names the classes. An
 implementation takes the op and the running ``Frame`` (``hopc.backend.interpreter``)
 and returns one value per result of the op::
 
@@ -59,7 +59,8 @@ def implementation_of(op_type: type[Operation]) -> Implementation | None:
         dialect = op_type.name.split(".")[0]
         if dialect not in _loaded_dialects and dialect in INTERPRETER_IMPLS:
             _loaded_dialects.add(dialect)
-            load(INTERPRETER_IMPLS[dialect])
+            for reference in INTERPRETER_IMPLS[dialect]:
+                load(reference)
         found = next((_implementations[base] for base in op_type.__mro__
                       if base in _implementations), None)
         if found is not None:

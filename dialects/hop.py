@@ -20,6 +20,11 @@ Module structure: the globals (``hop.parameter``, ``hop.buffer``,
 give each entry argument and result its role live in
 ``hopc.dialects.hop_module`` (Note [entry signature] there); this dialect
 registers and re-exports them too.
+
+Random numbers: ``hop.get_rng_state`` and ``hop.set_rng_state`` on the
+``!hop.rng_state`` type, which let a recomputed region draw again what it drew
+(Note [replaying random ops]), live in ``hopc.dialects.hop_rng``; registered
+and re-exported here as well.
 """
 
 from __future__ import annotations
@@ -74,6 +79,11 @@ from hopc.dialects.hop_module import (  # registered below, and re-exported: hop
     ConstantOp,
     EntryOp,
     ParameterOp,
+)
+from hopc.dialects.hop_rng import (  # registered below, and re-exported: hop.GetRngStateOp
+    GetRngStateOp,
+    RngStateType,
+    SetRngStateOp,
 )
 from hopc.dialects.hop_scalars import (  # registered below, and re-exported: hop.SymSqrtOp
     SYM_SCALAR_OPS,
@@ -653,6 +663,8 @@ Hop = Dialect(
         BufferOp,
         ConstantOp,
         EntryOp,
+        GetRngStateOp,
+        SetRngStateOp,
     ],
-    [TensorType, SymIntType, SymFloatType, SymBoolType, ExprAttr, NoneAttr],
+    [TensorType, SymIntType, SymFloatType, SymBoolType, ExprAttr, NoneAttr, RngStateType],
 )

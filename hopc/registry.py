@@ -2,8 +2,9 @@
 
 The one place a dialect is added (as xDSL's ``universe``): ``DIALECTS`` names
 the module attribute that holds each ``Dialect``, ``INTERPRETER_IMPLS`` the
-class that runs its ops in the reference interpreter
-(``hopc.backend.interpreter_registry``). Both are ``"module:attribute"``
+classes that run its ops in the reference interpreter
+(``hopc.backend.interpreter_registry``; one per op file where a dialect's ops
+are split over several). Both are ``"module:attribute"``
 strings, imported only when a dialect is first used, so ``import hopc`` and
 parsing a module that mentions only ``hop`` ops stay fast. Neither ``ir/``
 nor the interpreter core names a dialect.
@@ -22,12 +23,12 @@ DIALECTS: dict[str, str] = {
 }
 """Dialect name -> ``module:attribute`` of its ``xdsl.ir.Dialect``."""
 
-INTERPRETER_IMPLS: dict[str, str] = {
-    "hop": "hopc.backend.interpreter_hop:HopImpls",
-    "aten": "hopc.backend.interpreter_aten:AtenImpls",
-    "profiler": "hopc.backend.interpreter_profiler:ProfilerImpls",
+INTERPRETER_IMPLS: dict[str, tuple[str, ...]] = {
+    "hop": ("hopc.backend.interpreter_hop:HopImpls", "hopc.backend.interpreter_rng:RngStateImpls"),
+    "aten": ("hopc.backend.interpreter_aten:AtenImpls",),
+    "profiler": ("hopc.backend.interpreter_profiler:ProfilerImpls",),
 }
-"""Dialect name -> ``module:attribute`` of its interpreter implementations."""
+"""Dialect name -> ``module:attribute`` of each class of its interpreter implementations."""
 
 
 def load(reference: str) -> object:

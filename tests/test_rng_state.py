@@ -1,0 +1,133 @@
+"""hop.get_rng_state / hop.set_rng_state replay random ops (Note [replaying random ops])."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.traits import MemoryEffectKind, get_effects
+
+from hopc.backend.runtime.executors import EXECUTORS, executor_named
+from hopc.dialects.hop import GetRngStateOp, RngStateType, SetRngStateOp
+from hopc.ir.context import make_context
+from hopc.ir.module import entry_function
+from hopc.ir.parse import parse_module
+from hopc.passes import pass_class
+
+T = "!hop.tensor<[64], f32>"
+
+REPLAY = f"""
+func.func @replay(%p: {T}) -> ({T}, {T}, {T}, {T}) {{
+  %state = hop.get_rng_state : !hop.rng_state
+  %u = aten.rand() {{size = [64]}} : () -> {T}
+  %mask = aten.bernoulli.p(%p) {{p = 0.5 : f64}} : ({T}) -> {T}
+  hop.set_rng_state %state
+  %u_again = aten.rand() {{size = [64]}} : () -> {T}
+  %mask_again = aten.bernoulli.p(%p) {{p = 0.5 : f64}} : ({T}) -> {T}
+  func.return %u, %mask, %u_again, %mask_again : {T}, {T}, {T}, {T}
+}}
+"""
+
+RECOMPUTE = f"""
+func.func @recompute(%state: !hop.rng_state, %x: {T}) -> {T} {{
+  %r = hop.checkpoint(%state, %x) : (!hop.rng_state, {T}) -> {T} {{
+  ^bb0(%s: !hop.rng_state, %y: {T}):
+    hop.set_rng_state %s
+    %dropped = aten.dropout(%y) {{p = 0.5 : f64, train = true}} : ({T}) -> {T}
+    hop.yield %dropped : {T}
+  }}
+  func.return %r : {T}
+}}
+"""
+
+
+def _run(executor: str, module: ModuleOp, args: list[object]) -> list[object]:
+    return executor_named(executor).prepare(module, entry_function(module))(args)
+
+
+def _ops(module: ModuleOp) -> list[str]:
+    return [op.name for op in module.walk() if op.name.startswith(("aten.", "hop."))]
+
+
+@pytest.mark.parametrize("executor", sorted(EXECUTORS))
+def test_draws_after_set_repeat_the_draws_after_get(executor):
+    torch.manual_seed(0)
+    u, mask, u_again, mask_again = _run(executor, parse_module(REPLAY), [torch.full([64], 0.5)])
+    assert torch.equal(u, u_again) and torch.equal(mask, mask_again)
+    assert not torch.equal(u, torch.rand(64))  # the generator moved on after the second draws
+
+
+@pytest.mark.parametrize("executor", sorted(EXECUTORS))
+def test_draws_are_eagers(executor):
+    torch.manual_seed(1)
+    p = torch.full([64], 0.5)
+    eager = [torch.rand(64), torch.bernoulli(p, 0.5)]
+    torch.manual_seed(1)
+    assert all(map(torch.equal, _run(executor, parse_module(REPLAY), [p])[:2], eager))
+
+
+def test_without_the_set_the_draws_differ():
+    module = parse_module(REPLAY)
+    for op in [op for op in module.walk() if isinstance(op, SetRngStateOp)]:
+        op.detach()
+        op.erase()
+    u, _, u_again, _ = _run("interpreter", module, [torch.full([64], 0.5)])
+    assert not torch.equal(u, u_again)
+
+
+@pytest.mark.parametrize("executor", sorted(EXECUTORS))
+def test_a_recomputed_region_drops_what_the_forward_dropped(executor):
+    x = torch.ones(64)
+    state = torch.get_rng_state()
+    forward = torch.dropout(x, 0.5, True)
+    recomputed, = _run(executor, parse_module(RECOMPUTE), [state, x])
+    assert torch.equal(recomputed, forward)
+
+
+@pytest.mark.parametrize("executor", sorted(EXECUTORS))
+def test_a_state_is_the_cpu_generators(executor):
+    module = parse_module("func.func @f() -> !hop.rng_state {\n"
+                          "  %s = hop.get_rng_state : !hop.rng_state\n"
+                          "  func.return %s : !hop.rng_state\n}")
+    state, = _run(executor, module, [])
+    assert state.dtype == torch.uint8 and state.shape == (5056,)
+    assert torch.equal(state, torch.get_rng_state())
+    torch.rand(1)
+    assert not torch.equal(state, torch.get_rng_state())  # a copy, not the live state
+
+
+@pytest.mark.parametrize("passes", [["cse"], ["dce"], ["canonicalize", "cse", "dce"]])
+def test_passes_keep_both_draws_and_the_set(passes):
+    module = parse_module(REPLAY)
+    for name in passes:
+        pass_class(name)().apply(make_context(), module)
+    assert _ops(module) == _ops(parse_module(REPLAY))
+    torch.manual_seed(0)
+    u, mask, u_again, mask_again = _run("planned", module, [torch.full([64], 0.5)])
+    assert torch.equal(u, u_again) and torch.equal(mask, mask_again)
+
+
+def test_cse_keeps_reads_apart_across_a_draw():
+    module = parse_module(f"""
+func.func @f() -> (!hop.rng_state, !hop.rng_state, {T}) {{
+  %before = hop.get_rng_state : !hop.rng_state
+  %u = aten.rand() {{size = [64]}} : () -> {T}
+  %after = hop.get_rng_state : !hop.rng_state
+  func.return %before, %after, %u : !hop.rng_state, !hop.rng_state, {T}
+}}""")
+    pass_class("cse")().apply(make_context(), module)
+    assert _ops(module).count("hop.get_rng_state") == 2
+
+
+def test_ops_are_built_typed():
+    get = GetRngStateOp()
+    set_ = SetRngStateOp(get.state)
+    get.verify()
+    set_.verify()
+    assert get.state.type == RngStateType() and set_.state is get.state
+
+
+def test_get_reads_and_set_writes():
+    get = GetRngStateOp()
+    assert {e.kind for e in get_effects(get)} == {MemoryEffectKind.READ}
+    assert {e.kind for e in get_effects(SetRngStateOp(get.state))} == {MemoryEffectKind.WRITE}
