@@ -8,13 +8,13 @@ body, by the shapes of its arguments. Each region gets one argument per
 symbol it lacks, after its original arguments, in the order first needed
 (Note [lifted symbol ordering]); its HOP passes the enclosing block's binding
 of the symbol, lifted in turn into that block where it is free there, up to
-the function. A value that a region reads from outside it is lifted in the
-same way (Note [captured sizes]), so every region is also isolated (Note
-[isolated regions] in ``hopc.dialects.hop_interface``). This is PyTorch's lifting of free symbols of HOP subgraphs (PR
-138363) as an IR pass. A subgraph, parametric in the symbols its arguments
-bind (Note [subgraph symbols] in ``hopc.dialects.hop``), gets arguments only
-for the other symbols it uses, which mean the same at every call; each call
-passes its own binding of them.
+the function. The lifted symbols are new operands of each HOP, so its regions
+stay isolated (Note [isolated regions] in ``hopc.dialects.hop_interface``), as
+every region already is. This is PyTorch's lifting of free symbols of HOP
+subgraphs (PR 138363) as an IR pass. A subgraph, parametric in the symbols its
+arguments bind (Note [subgraph symbols] in ``hopc.dialects.hop``), gets
+arguments only for the other symbols it uses, which mean the same at every
+call; each call passes its own binding of them.
 
 Assumes a verified module at the captured or functional level whose backed
 symbols are whole dimensions of the entry function's arguments. A symbol that
@@ -53,10 +53,8 @@ from hopc.ir.diagnostics import op_error
 from hopc.ir.module import declared_symbols
 from hopc.ir.types import SymFloatType, SymIntType, is_float_symbol_name
 from hopc.passes.lift_symbols_analysis import (
-    Key,
     binds_by_shape,
-    free_keys,
-    is_captured_key,
+    free_symbols,
     plain_symbol,
     whole_dimensions,
 )
@@ -71,15 +69,13 @@ class LiftSymbolsPass(ModulePass):
         _SymbolLifter(op).run()
 
 
-def _lifted_type(key: Key) -> Attribute:
-    if isinstance(key, str):
-        return SymFloatType(key) if is_float_symbol_name(key) else SymIntType(key)
-    return key.type
+def _lifted_type(symbol: str) -> Attribute:
+    return SymFloatType(symbol) if is_float_symbol_name(symbol) else SymIntType(symbol)
 
 
 # Note [where lifted operands go]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# Lifted symbols and captured values are loop-invariant inputs: each HOP's
+# Lifted symbols are loop-invariant inputs: each HOP's
 # ``HopRegionInterface.invariant_operands`` (``inputs`` of cond, wrap,
 # checkpoint and invoke_subgraph, ``additional`` of while, scan and map) reach
 # each region unchanged, as its last block arguments. Appending there appends
@@ -90,7 +86,7 @@ def _lifted_type(key: Key) -> Attribute:
 
 @dataclass
 class _Bindings:
-    """How one block binds each key at the current point of a walk over it.
+    """How one block binds each symbol at the current point of a walk over it.
 
     ``values`` holds SSA values of the block; ``pending`` holds symbols known
     as a whole dimension of a tensor of the block, made a ``hop.sym_size``
@@ -99,15 +95,14 @@ class _Bindings:
     """
 
     block: Block
-    values: dict[Key, SSAValue] = field(default_factory=dict)
+    values: dict[str, SSAValue] = field(default_factory=dict)
     pending: dict[str, tuple[SSAValue, int]] = field(default_factory=dict)
-    local: set[SSAValue] = field(default_factory=set)
     last_size_of: dict[SSAValue, Operation] = field(default_factory=dict)
     last_size_at_top: Operation | None = None
 
     @classmethod
-    def of_arguments(cls, region: Region, lifted: dict[Key, SSAValue]) -> _Bindings:
-        bindings = cls(region.block, dict(lifted), local=set(region.block.args))
+    def of_arguments(cls, region: Region, lifted: dict[str, SSAValue]) -> _Bindings:
+        bindings = cls(region.block, dict(lifted))
         for arg in region.block.args:
             if (name := plain_symbol(arg.type)) is not None:
                 bindings.values.setdefault(name, arg)
@@ -122,23 +117,19 @@ class _Bindings:
 
     def note_results(self, op: Operation) -> None:
         for result in op.results:
-            self.local.add(result)
             name = plain_symbol(result.type)
             if name is not None and name not in self.values:
                 self.values[name] = result
                 self.pending.pop(name, None)
             self.note_dimensions(result)
 
-    def value(self, key: Key) -> SSAValue:
-        """The block's value for ``key``, materializing a pending ``hop.sym_size``."""
-        if key in self.values:
-            return self.values[key]
-        if isinstance(key, SSAValue):
-            assert key in self.local, "a captured value is lifted before it is passed on"
-            return key
-        tensor, dim = self.pending.pop(key)
+    def value(self, symbol: str) -> SSAValue:
+        """The block's value for ``symbol``, materializing a pending ``hop.sym_size``."""
+        if symbol in self.values:
+            return self.values[symbol]
+        tensor, dim = self.pending.pop(symbol)
         size = SymSizeOp(tensor, dim)
-        size.result.name_hint = key
+        size.result.name_hint = symbol
         if isinstance(tensor.owner, Operation):
             self.block.insert_op_after(size, self.last_size_of.get(tensor, tensor.owner))
             self.last_size_of[tensor] = size
@@ -150,8 +141,7 @@ class _Bindings:
             assert first is not None, "a block ends with its terminator"
             self.block.insert_op_before(size, first)
             self.last_size_at_top = size
-        self.values[key] = size.result
-        self.local.add(size.result)
+        self.values[symbol] = size.result
         return size.result
 
 
@@ -162,31 +152,31 @@ class _SymbolLifter:
         self.module = module
         self.backed = frozenset(name for name, symbol in declared_symbols(module).items()
                                 if symbol.kind.data == "backed")
-        self._free: dict[Region, dict[Key, Operation]] = {}
+        self._free: dict[Region, dict[str, Operation]] = {}
         self._in_progress: set[Region] = set()
 
-    def needs(self, region: Region) -> tuple[Key, ...]:
-        """The keys lifted into ``region`` (Note [lifted symbol ordering])."""
+    def needs(self, region: Region) -> tuple[str, ...]:
+        """The symbols lifted into ``region`` (Note [lifted symbol ordering])."""
         return tuple(self._free_in(region))
 
-    def _free_in(self, region: Region) -> dict[Key, Operation]:
+    def _free_in(self, region: Region) -> dict[str, Operation]:
         if region not in self._free:
             if region in self._in_progress:
                 raise op_error(region.parent_op(), "invokes itself; a cycle of subgraphs "
                                                    "cannot lift symbols")
             self._in_progress.add(region)
-            self._free[region] = free_keys(region, self.backed, self.op_needs)
+            self._free[region] = free_symbols(region, self.backed, self.op_needs)
             self._in_progress.discard(region)
         return self._free[region]
 
-    def op_needs(self, op: Operation) -> tuple[Key, ...]:
+    def op_needs(self, op: Operation) -> tuple[str, ...]:
         """What the regions of ``op`` (or the subgraph it invokes) need from its block:
         the union over the regions it enters from its operands (Note [where lifted
         operands go]; a subgraph's body is entered by its calls)."""
         interface = hop_interface(op)
         if interface is None:
             return ()
-        union: dict[Key, None] = {}
+        union: dict[str, None] = {}
         for entry in interface.entries(op):
             union.update(dict.fromkeys(self.needs(entry.region)))
         return tuple(union)
@@ -206,33 +196,20 @@ class _SymbolLifter:
             self._rewrite(root.body, _Bindings.of_arguments(root.body, lifted))
 
     @staticmethod
-    def _add_arguments(region: Region, keys: tuple[Key, ...]) -> dict[Key, SSAValue]:
-        lifted: dict[Key, SSAValue] = {}
-        for key in keys:
-            arg = region.block.insert_arg(_lifted_type(key), len(region.block.args))
-            arg.name_hint = key if isinstance(key, str) else key.name_hint
-            lifted[key] = arg
+    def _add_arguments(region: Region, symbols: tuple[str, ...]) -> dict[str, SSAValue]:
+        lifted: dict[str, SSAValue] = {}
+        for symbol in symbols:
+            arg = region.block.insert_arg(_lifted_type(symbol), len(region.block.args))
+            arg.name_hint = symbol
+            lifted[symbol] = arg
         return lifted
 
     def _rewrite(self, region: Region, bindings: _Bindings) -> None:
         for op in list(region.block.ops):
-            self._close_captured_operands(op, bindings)
-            keys = self.op_needs(op)
-            if keys:
-                append_invariant_operands(op, [bindings.value(key) for key in keys])
+            symbols = self.op_needs(op)
+            if symbols:
+                append_invariant_operands(op, [bindings.value(symbol) for symbol in symbols])
             for inner in op.regions:
-                lifted = self._add_arguments(inner, keys)
+                lifted = self._add_arguments(inner, symbols)
                 self._rewrite(inner, _Bindings.of_arguments(inner, lifted))
             bindings.note_results(op)
-
-    @staticmethod
-    def _close_captured_operands(op: Operation, bindings: _Bindings) -> None:
-        """A captured size becomes the region's own binding of it (Note [captured sizes])."""
-        for index, operand in enumerate(op.operands):
-            if operand in bindings.local:
-                continue
-            name = plain_symbol(operand.type)
-            if name is not None:
-                op.operands[index] = bindings.value(name)
-            elif is_captured_key(operand):
-                op.operands[index] = bindings.value(operand)

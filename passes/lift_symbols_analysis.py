@@ -30,25 +30,17 @@ block, whose types that block must bind.
 
 Note [lifted symbol ordering]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-The free keys of a region come in the order first needed, walking the region
-as it runs: the block arguments' types, then op by op, for each op its
-captured operands' types, its properties, what its own regions (or the
-subgraph it invokes) need from it, and its results' types. Within a type,
-dimensions go left to right and the symbols of an expression in the order
-its canonical text names them. Lifted arguments follow the region's original
+The free symbols of a region come in the order first needed, walking the
+region as it runs: the block arguments' types, then op by op, for each op its
+properties, what its own regions (or the subgraph it invokes) need from it,
+and its results' types. Within a type, dimensions go left to right and the
+symbols of an expression in the order its canonical text names them. Lifted arguments follow the region's original
 ones, so a region's arguments read O1, O2, ..., then X1, X2, ..., the
 order PyTorch gives the lifted free symbols of a HOP subgraph (PR 138363).
 
-Note [captured sizes]
-~~~~~~~~~~~~~~~~~~~~~
-A region of a captured-level module may read a value of the enclosing block
-directly, e.g. a cond branch using ``x.size(0)`` computed outside (Note
-[isolated regions] in ``hopc.dialects.hop_interface``). A captured
-``!hop.symint<s>`` is the symbol ``s`` itself: the region uses ``s`` and
-reads its own binding of it. Any other captured value (a tensor, a
-``!hop.symint`` of a compound expression, a ``!hop.symbool``) is a free key
-of its own (the value), lifted like a symbol, together with the symbols of
-its type; so after ``lift-symbols`` every region is isolated.
+Only symbols are lifted: every SSA value a region reads is already an operand
+of its HOP (Note [isolated regions] in ``hopc.dialects.hop_interface``), so an
+operand's type was needed where the value was defined or came in.
 """
 
 from __future__ import annotations
@@ -56,14 +48,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Operation, Region
 
 from hopc.dialects.hop import SubgraphOp
 from hopc.ir.symbol_uses import symbols_of_attribute
 from hopc.ir.types import SymFloatType, SymIntType, TensorType
 
-Key = str | SSAValue
-"""What a region can need from outside: a shape symbol, or a captured value."""
 
 def plain_symbol(type_: Attribute) -> str | None:
     """``s`` for ``!hop.symint<s>`` (``zuf0`` for ``!hop.symfloat<zuf0>``); None for any other
@@ -72,12 +62,6 @@ def plain_symbol(type_: Attribute) -> str | None:
             and type_.value.isidentifier():
         return type_.value
     return None
-
-
-def is_captured_key(value: SSAValue) -> bool:
-    """Whether a captured value is a key of its own: any but a ``!hop.symint<s>``, which
-    is its symbol (Note [captured sizes])."""
-    return plain_symbol(value.type) is None
 
 
 def whole_dimensions(type_: Attribute) -> list[tuple[int, str]]:
@@ -106,22 +90,21 @@ def argument_bindings(region: Region) -> set[str]:
     return bound
 
 
-def free_keys(region: Region, backed: frozenset[str],
-              nested_needs: Callable[[Operation], Iterable[Key]] | None = None) -> dict[Key, Operation]:
-    """What ``region`` uses and does not bind, in first-needed order, each with its first user.
+def free_symbols(region: Region, backed: frozenset[str],
+              nested_needs: Callable[[Operation], Iterable[str]] | None = None) -> dict[str, Operation]:
+    """The symbols ``region`` uses and does not bind, in first-needed order, each with its
+    first user.
 
     The user of a symbol in a block argument's type is the region's owner.
-    With ``nested_needs`` (the keys each op's own regions need from it) the
+    With ``nested_needs`` (the symbols each op's own regions need from it) the
     result is what must be lifted into the region; without, it is what is
-    free in the region itself (Note [where a symbol is bound]), and captured
-    scalars are not keys.
+    free in the region itself (Note [where a symbol is bound]).
     """
     block = region.block
     owner = region.parent_op()
     assert owner is not None
     bound = argument_bindings(region)
-    free: dict[Key, Operation] = {}
-    local: set[SSAValue] = set(block.args)
+    free: dict[str, Operation] = {}
 
     def need(names: Iterable[str], user: Operation) -> None:
         for name in names:
@@ -131,25 +114,14 @@ def free_keys(region: Region, backed: frozenset[str],
     for arg in block.args:
         need(symbols_of_attribute(arg.type), owner)
     for op in block.ops:
-        for operand in op.operands:
-            if operand not in local:
-                need(symbols_of_attribute(operand.type), op)
-                if nested_needs is not None and is_captured_key(operand):
-                    free.setdefault(operand, op)
         for attribute in (*op.properties.values(), *op.attributes.values()):
             need(symbols_of_attribute(attribute), op)
         if nested_needs is not None:
-            for key in nested_needs(op):
-                if isinstance(key, str):
-                    need((key,), op)
-                elif key not in local:
-                    need(symbols_of_attribute(key.type), op)
-                    free.setdefault(key, op)
+            need(nested_needs(op), op)
         for result in op.results:
             for name in symbols_of_attribute(result.type):
                 if name not in bound and name not in free and name not in backed \
                         and _defines(result.type, name):
                     bound.add(name)
             need(symbols_of_attribute(result.type), op)
-            local.add(result)
     return free

@@ -1,12 +1,15 @@
-"""Checks the isolated invariant: no HOP region reads a value defined outside it; changes nothing.
+"""Checks that every HOP region is isolated; changes nothing.
 
 Invariant checked (Note [isolated regions] in ``hopc.dialects.hop_interface``):
-every op in a region of a HOP, at any depth, reads only values defined in
-that region (its block arguments and the results of ops in it). The first
-HOP, outermost first in the order the module's text shows them, whose
-region reads an outer value is a located error at the op that reads it,
-naming the value, its type and the HOP. ``lift-symbols`` establishes the
-invariant; ``run_pipeline`` checks it after every later stage.
+no op in a region of a HOP reads a value defined outside that region; each
+op is checked by the innermost HOP whose region holds it. The first capture,
+in the order the module's text shows the HOPs, is a located error at the op
+that reads it, naming the value, its type and the HOP.
+
+The invariant holds at every level: ``verify_module`` checks it as part of
+each HOP's verifier, so ``hopc-opt`` rejects a capture when it parses its
+input. This pass is the same check on its own, for a pipeline run with
+``--disable-verify`` or a module built in Python.
 
 Fails on::
 
@@ -15,7 +18,7 @@ Fails on::
     ^bb0(%a: ...):
       %t = aten.add.Tensor(%a, %s) : ...    // error: reads %s, defined outside
 
-Passes once ``--lift-symbols`` has made ``%s`` an operand of the wrap.
+Passes once ``%s`` is an operand of the wrap, read through its block argument.
 """
 
 from __future__ import annotations

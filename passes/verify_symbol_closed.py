@@ -24,7 +24,7 @@ from xdsl.passes import ModulePass
 
 from hopc.ir.diagnostics import op_error
 from hopc.ir.module import declared_symbols
-from hopc.passes.lift_symbols_analysis import free_keys
+from hopc.passes.lift_symbols_analysis import free_symbols
 
 
 class VerifySymbolClosedPass(ModulePass):
@@ -41,7 +41,7 @@ class VerifySymbolClosedPass(ModulePass):
             for index, region in enumerate(nested.regions):
                 if not region.blocks:
                     continue
-                free = free_keys(region, backed)
+                free = free_symbols(region, backed)
                 if free:
                     name, user = next(iter(free.items()))
                     where = (f"in an argument type of its region #{index}" if user is nested

@@ -7,14 +7,14 @@ statements: views (``select``, ``slice`` with steps, ``transpose``, ``t``,
 ``permute``, ``unsqueeze``, ``diagonal``, ``view``, ``reshape``), in-place ops
 on any value (``add_``, ``mul_``, ``copy_``, ``zero_``, ``fill_``, ``neg_``),
 functional ops, and ``hop.cond``/``hop.while``/``hop.wrap``/``hop.checkpoint``
-regions, nested, whose bodies change their operands and the outer values they
-capture. It returns some of its values.
+regions, nested, whose bodies change their operands in place. Like PyTorch's
+HOP subgraphs, a region reads only its block arguments (Note [isolated
+regions] in ``hopc.dialects.hop_interface``). It returns some of its values.
 
 Programs are valid eager PyTorch and keep away from what functionalize
 rejects by design (Note [doubtful aliases], a ``hop.while`` changing a carried
 value it does not yield in place, two operands of one HOP sharing memory): a
-HOP's operands come from distinct storages, a region captures only values
-whose storage it does not also get as an operand, a while body yields each
+HOP's operands come from distinct storages, a while body yields each
 carried tensor in place (its result is then the operand whether or not the
 loop runs), ``view`` is used only on values known to be contiguous.
 
@@ -26,7 +26,7 @@ entry arguments.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from program_generator_core import (
     Choose,
@@ -75,9 +75,6 @@ class Value:
     dtype: str = "f32"
     whole: bool = True
     """Not a view: an input, a fresh value, a region argument (or one changed in place)."""
-    routable: bool = True
-    """Its storage can be traced to a base through ops outside any region: false for a
-    HOP result that is a view made inside the HOP. Only routable values are captured."""
 
     @property
     def type(self) -> str:
@@ -86,19 +83,13 @@ class Value:
 
 @dataclass
 class _Scope:
+    """The values of one block: a region's block arguments and what its ops define."""
+
     values: list[Value]
-    parent: _Scope | None = None
-    excluded: set[int] = field(default_factory=set)
-    """Storages passed as operands of the HOPs around this scope: not to be captured."""
-    mutated: set[int] = field(default_factory=set)
 
     def visible(self) -> list[Value]:
-        found, scope, excluded = list(self.values), self.parent, set(self.excluded)
-        while scope is not None:
-            found += [v for v in scope.values if v.storage not in excluded and v.routable]
-            excluded |= scope.excluded
-            scope = scope.parent
-        return [v for v in found if v.dtype == "f32"]
+        """The float values the block's next op may use."""
+        return [v for v in self.values if v.dtype == "f32"]
 
 
 class _Builder(ProgramWriter):
@@ -119,8 +110,7 @@ class _Builder(ProgramWriter):
            dtype: str = "f32", source: Value | None = None, whole: bool = True) -> Value:
         """Emits ``op``; a result of ``storage`` views (or, if ``whole``, is) ``source``."""
         result = Value(self.fresh(), shape, self.storage() if storage is None else storage,
-                       contiguous, dtype, whole and (source is None or source.whole),
-                       source is None or source.routable)
+                       contiguous, dtype, whole and (source is None or source.whole))
         attrs = f" {{{attributes}}}" if attributes else ""
         self.emit(depth, f"{result.name} = {op}({names(operands)}){attrs} : ({types(operands)}) -> "
                          f"{result.type}")
@@ -232,16 +222,13 @@ class _Builder(ProgramWriter):
         total = 1
         for d in shape:
             total *= d.text
-        result = view_op(depth, scope, "aten.reshape", [v], "shape = [-1 : i64]",
-                         (_dim(total, total),), s, True)
-        result.routable = False  # a copy or a view: captured with its input, it could be both
-        return result
+        return view_op(depth, scope, "aten.reshape", [v], "shape = [-1 : i64]",
+                       (_dim(total, total),), s, True)
 
     def in_place(self, scope: _Scope, depth: int, v: Value) -> Value:
         others = [o for o in scope.visible() if o.storage != v.storage
                   and (o.shape == v.shape or not o.shape)]
         kind = self.choose(7 if others else 5)
-        _mark_changed(scope, v)
         op, attributes, operands = [
             ("aten.add_.Scalar", "other = 1 : i64", [v]), ("aten.mul_.Scalar", "other = 2 : i64", [v]),
             ("aten.neg_", "", [v]), ("aten.zero_", "", [v]), ("aten.fill_.Scalar", "value = 3 : i64", [v]),
@@ -268,12 +255,12 @@ class _Builder(ProgramWriter):
                 chosen.append(v)
         return chosen or [self.pick(scope.visible())]
 
-    def body(self, scope: _Scope, operands: list[Value], depth: int, extra: list[Value] = ()
+    def body(self, operands: list[Value], depth: int, extra: list[Value] = ()
              ) -> tuple[_Scope, list[Value]]:
         """A region scope whose arguments stand for ``extra`` then ``operands``."""
         arguments = [Value(self.fresh(), o.shape, self.storage(), o.contiguous, o.dtype)
                      for o in [*extra, *operands]]
-        inner = _Scope(list(arguments), scope, {o.storage for o in operands})
+        inner = _Scope(list(arguments))
         self.emit(depth, block_header(arguments))
         return inner, arguments
 
@@ -282,40 +269,32 @@ class _Builder(ProgramWriter):
         kind = self.pick(["hop.wrap", "hop.checkpoint"])
         header_at = len(self.lines)
         self.lines.append("")
-        inner, arguments = self.body(scope, operands, depth + 1)
+        inner, arguments = self.body(operands, depth + 1)
         self.statements(inner, depth + 1, 1 + self.choose(4))
         yielded = [self.pick(inner.values) for _ in range(1 + self.choose(2))]
         self.emit(depth + 1, yield_line(yielded))
         self.emit(depth, "}")
         results = self._region_results(scope, yielded, arguments, operands)
         self.lines[header_at] = "  " * (depth + 1) + f"{call_header(kind, results, operands)} {{"
-        for o in operands:
-            _mark_changed(scope, o)
 
     def _region_results(self, scope: _Scope, yielded: list[Value], arguments: list[Value],
                         operands: list[Value]) -> list[Value]:
         """The results of a region that yields ``yielded``, added to ``scope``."""
         by_argument = {a.storage: o for a, o in zip(arguments, operands)}
-        outer = {v.storage for v in scope.visible()}
         new_storages: dict[int, int] = {}
         results = []
         for y in yielded:
             operand = by_argument.get(y.storage)
-            if operand is not None:
-                storage, routable = operand.storage, y.whole and operand.routable
-            elif y.storage in outer:
-                storage, routable = y.storage, y.routable
-            else:
-                storage, routable = new_storages.setdefault(y.storage, self.storage()), y.whole
-            results.append(Value(self.fresh(), y.shape, storage, y.contiguous, y.dtype, y.whole,
-                                 routable))
+            storage = operand.storage if operand is not None \
+                else new_storages.setdefault(y.storage, self.storage())
+            results.append(Value(self.fresh(), y.shape, storage, y.contiguous, y.dtype, y.whole))
         scope.values += results
         return results
 
     def cond(self, scope: _Scope, depth: int) -> None:
         operands = self.operands(scope, 2)
-        predicate = "%p"
-        if self.choose(2):
+        predicate = "%p"  # the entry's argument: a region computes its own
+        if depth > 0 or self.choose(2):
             total = self.op(depth, scope, "aten.sum", [self.pick(scope.visible())], "", ())
             scope.values.remove(total)
             flag = self.op(depth, scope, "aten.gt.Scalar", [total], "other = 0 : i64", (), dtype="i1")
@@ -327,7 +306,7 @@ class _Builder(ProgramWriter):
         self.lines.append("")
         arguments = []
         for branch in ("then", "else"):
-            inner, arguments = self.body(scope, operands, depth + 1)
+            inner, arguments = self.body(operands, depth + 1)
             self.statements(inner, depth + 1, self.choose(4))
             yielded = []
             for i in returned:
@@ -340,15 +319,12 @@ class _Builder(ProgramWriter):
         for i in returned:
             o = operands[i]
             if aliased[i]:
-                results.append(Value(self.fresh(), o.shape, o.storage, o.contiguous, o.dtype, o.whole,
-                                     o.routable))
+                results.append(Value(self.fresh(), o.shape, o.storage, o.contiguous, o.dtype, o.whole))
             else:
                 results.append(Value(self.fresh(), o.shape, self.storage(), o.contiguous))
         header = cond_header(results, predicate, "!hop.tensor<[], i1>", operands)
         self.lines[header_at] = "  " * (depth + 1) + f"{header} {{"
         scope.values += results
-        for o in operands:
-            _mark_changed(scope, o)
 
     def loop(self, scope: _Scope, depth: int) -> None:
         carried = self.operands(scope, 2)
@@ -360,12 +336,12 @@ class _Builder(ProgramWriter):
         header_at = len(self.lines)
         self.lines.append("")
         everything = [*carried, *additional]
-        inner, arguments = self.body(scope, everything, depth + 1, [counter])
+        inner, arguments = self.body(everything, depth + 1, [counter])
         flag = self.op(depth + 1, inner, "aten.lt.Scalar", [arguments[0]], f"other = {bound} : i64", (),
                        dtype="i1")
         self.emit(depth + 1, yield_line([flag]))
         self.emit(depth, "} body {")
-        inner, arguments = self.body(scope, everything, depth + 1, [counter])
+        inner, arguments = self.body(everything, depth + 1, [counter])
         self.statements(inner, depth + 1, 1 + self.choose(4))
         step = self.op(depth + 1, inner, "aten.add.Scalar", [arguments[0]], "other = 1 : i64", (), dtype="i64")
         yielded = [step, *arguments[1:len(carried) + 1]]
@@ -375,17 +351,7 @@ class _Builder(ProgramWriter):
         header = while_header(results, [counter, *carried], additional)
         self.lines[header_at] = "  " * (depth + 1) + f"{header} {{"
         for name, o in zip(results[1:], carried):
-            scope.values.append(Value(name, o.shape, o.storage, o.contiguous, o.dtype, o.whole,
-                                      o.routable))
-        for o in everything:
-            _mark_changed(scope, o)
-
-
-def _mark_changed(scope: _Scope | None, v: Value) -> None:
-    """Records that ``v``'s storage changes in this scope and the scopes around it."""
-    while scope is not None:
-        scope.mutated.add(v.storage)
-        scope = scope.parent
+            scope.values.append(Value(name, o.shape, o.storage, o.contiguous, o.dtype, o.whole))
 
 
 _INPUT_SHAPES = (("s0", 4), (3, "s1"), (4, 4), ("s0", "s1"), (2, 3, 4), ("s1",))

@@ -5,9 +5,11 @@
 and whose body nests ``hop.cond``, ``hop.while``, ``hop.wrap`` and
 ``hop.checkpoint`` regions. Inside them shape symbols occur in the operands'
 types, in ``aten.view``/``aten.ones`` size attributes (plain symbols and
-compound ones such as ``2*s0`` or ``s0*s1``), in sizes captured from
-enclosing blocks, and as unbacked symbols of ``hop.item``. Region bodies are
-written as PyTorch captures them: symbols are used by name, not passed.
+compound ones such as ``2*s0`` or ``s0*s1``), in sizes that enclosing blocks
+pass in as ``!hop.symint`` operands, and as unbacked symbols of ``hop.item``.
+Region bodies are written as PyTorch captures them: every value they read is
+an operand (Note [isolated regions] in ``hopc.dialects.hop_interface``), while
+shape symbols are used by name, not passed.
 
 ``choose(n)`` returns an int in ``range(n)``: hypothesis's ``draw`` of
 ``integers(0, n - 1)`` (so examples shrink) or ``random.randrange``.
@@ -54,11 +56,23 @@ class _Value:
 
 
 @dataclass(frozen=True)
+class _Size:
+    """A ``!hop.symint`` value of a block: a size taken there, or passed in as an operand."""
+
+    name: str
+    symint: SymIntType
+
+    @property
+    def type(self) -> str:
+        return str(self.symint)
+
+
+@dataclass(frozen=True)
 class _Scope:
-    """What a block may use by name: symbols and size values of enclosing blocks."""
+    """What a block may use: unbacked symbols of enclosing blocks by name, its own sizes."""
 
     unbacked: tuple[str, ...] = ()
-    sizes: tuple[tuple[str, SymIntType], ...] = ()
+    sizes: tuple[_Size, ...] = ()
 
 
 @dataclass
@@ -68,7 +82,7 @@ class _Block:
     lines: list[str] = field(default_factory=list)
 
 
-def _region_text(lines: list[str], arguments: list[_Value], yielded: list[_Value]) -> str:
+def _region_text(lines: list[str], arguments: list[_Value | _Size], yielded: list[_Value]) -> str:
     body = "\n".join(f"  {line}" for line in [*lines, yield_line(yielded)])
     return f"{{\n{block_header(arguments)}\n{body}\n}}"
 
@@ -151,26 +165,26 @@ class _Generator(ProgramWriter):
         self.emit(block, f"{name} = hop.item {self.pick(integers).name} : "
                          f"!hop.tensor<[], i64> -> !hop.symint<{symbol}>")
         block.scope = _Scope((*block.scope.unbacked, symbol),
-                             (*block.scope.sizes, (name, SymIntType(symbol))))
+                             (*block.scope.sizes, _Size(name, SymIntType(symbol))))
 
     def size_check(self, block: _Block, depth: int) -> None:
-        """Takes a size here, or checks ``a + b >= a`` on sizes of this or an enclosing block."""
+        """Takes a size here, or checks ``a + b >= a`` on sizes of this block."""
         symbolic = [(v, d) for v in block.pool for d, dim in enumerate(v.shape) if isinstance(dim, str)]
         if symbolic and (not block.scope.sizes or self.choose(2)):
             value, dim = self.pick(symbolic)
             name = self.fresh("n")
             size = SymIntType(value.shape[dim])
             self.emit(block, f"{name} = hop.sym_size {value.name}[{dim}] : {value.type} -> {size}")
-            block.scope = _Scope(block.scope.unbacked, (*block.scope.sizes, (name, size)))
+            block.scope = _Scope(block.scope.unbacked, (*block.scope.sizes, _Size(name, size)))
             return
         if not block.scope.sizes:
             return
-        (a, a_type), (b, b_type) = self.pick(block.scope.sizes), self.pick(block.scope.sizes)
+        a, b = self.pick(block.scope.sizes), self.pick(block.scope.sizes)
         total, check = self.fresh("n"), self.fresh("b")
-        total_type = SymAddOp.expected_type(a_type, b_type)
-        check_type = SymGeOp.expected_type(total_type, a_type)
-        self.emit(block, f"{total} = hop.sym_add {a}, {b} : {a_type}, {b_type} -> {total_type}")
-        self.emit(block, f"{check} = hop.sym_ge {total}, {a} : {total_type}, {a_type} -> {check_type}")
+        total_type = SymAddOp.expected_type(a.symint, b.symint)
+        check_type = SymGeOp.expected_type(total_type, a.symint)
+        self.emit(block, f"{total} = hop.sym_add {a.name}, {b.name} : {a.type}, {b.type} -> {total_type}")
+        self.emit(block, f"{check} = hop.sym_ge {total}, {a.name} : {total_type}, {a.type} -> {check_type}")
         self.emit(block, f'hop.assert {check}, "sizes are not negative" : {check_type}')
 
     # ------------------------------------------------------------------- regions
@@ -180,17 +194,29 @@ class _Generator(ProgramWriter):
         floats = self.floats(block)
         return chosen if any(v.element == "f32" for v in chosen) else [*chosen, self.pick(floats)]
 
-    def body(self, operands: list[_Value], scope: _Scope, depth: int,
-             result_type: str | None) -> tuple[list[str], _Value, list[_Value]]:
-        """A region on ``operands``; yields its last value of ``result_type`` (any float if None)."""
-        arguments = [_Value(self.fresh("a"), v.shape, v.element) for v in operands]
-        inner = _Block(list(arguments), scope)
+    def passed_sizes(self, block: _Block) -> list[_Size]:
+        """Sizes of ``block`` that a HOP passes to its regions, as its last operands."""
+        return [size for size in block.scope.sizes if self.choose(2)]
+
+    def arguments(self, operands: list[_Value | _Size]) -> list[_Value | _Size]:
+        """A region's block arguments for ``operands``, one each, of its type."""
+        return [_Value(self.fresh("a"), v.shape, v.element) if isinstance(v, _Value)
+                else _Size(self.fresh("a"), v.symint) for v in operands]
+
+    def body(self, operands: list[_Value | _Size], scope: _Scope, depth: int,
+             result_type: str | None) -> tuple[list[str], _Value, list[_Value | _Size]]:
+        """A region on ``operands``; yields its last value of ``result_type`` (any float if None).
+
+        It reads only its arguments, and the unbacked symbols of ``scope`` by name."""
+        arguments = self.arguments(operands)
+        inner = _Block([a for a in arguments if isinstance(a, _Value)],
+                       _Scope(scope.unbacked, tuple(a for a in arguments if isinstance(a, _Size))))
         self.fill(inner, depth + 1)
         results = [v for v in self.floats(inner) if result_type in (None, v.type)]
         return inner.lines, results[-1], arguments
 
     def hop_call(self, block: _Block, depth: int) -> None:
-        operands = self.operands(block)
+        operands = [*self.operands(block), *self.passed_sizes(block)]
         lines, yielded, arguments = self.body(operands, block.scope, depth, None)
         result = _Value(self.fresh(), yielded.shape)
         op = self.pick(["hop.wrap", "hop.checkpoint"])
@@ -199,11 +225,11 @@ class _Generator(ProgramWriter):
 
     def predicate(self, block: _Block) -> tuple[str, str]:
         if block.scope.sizes and self.choose(2):
-            size, size_type = self.pick(block.scope.sizes)
+            size = self.pick(block.scope.sizes)
             three, predicate = self.fresh("n"), self.fresh("b")
-            predicate_type = SymGeOp.expected_type(size_type, SymIntType(3))
+            predicate_type = SymGeOp.expected_type(size.symint, SymIntType(3))
             self.emit(block, f"{three} = hop.sym_constant : !hop.symint<3>")
-            self.emit(block, f"{predicate} = hop.sym_ge {size}, {three} : {size_type}, "
+            self.emit(block, f"{predicate} = hop.sym_ge {size.name}, {three} : {size.type}, "
                              f"!hop.symint<3> -> {predicate_type}")
             return predicate, str(predicate_type)
         value = self.pick(self.floats(block))
@@ -215,8 +241,9 @@ class _Generator(ProgramWriter):
 
     def cond(self, block: _Block, depth: int) -> None:
         predicate, predicate_type = self.predicate(block)
-        operands = self.operands(block)
-        result_type = self.pick([v for v in operands if v.element == "f32"]).type
+        tensors = self.operands(block)
+        result_type = self.pick([v for v in tensors if v.element == "f32"]).type
+        operands = [*tensors, *self.passed_sizes(block)]
         branches = []
         for _ in range(2):
             lines, yielded, arguments = self.body(operands, block.scope, depth, result_type)
@@ -229,9 +256,10 @@ class _Generator(ProgramWriter):
         counter = _Value(self.fresh(), (), "i64")
         self.emit(block, f"{counter.name} = aten.zeros() {{size = [], dtype = i64}} : () -> {counter.type}")
         carried = [counter, self.pick(self.floats(block))]
-        additional = [v for v in block.pool if self.choose(2) and v not in carried]
+        additional = [*(v for v in block.pool if self.choose(2) and v not in carried),
+                      *self.passed_sizes(block)]
         operands = carried + additional
-        cond_arguments = [_Value(self.fresh("a"), v.shape, v.element) for v in operands]
+        cond_arguments = self.arguments(operands)
         go = self.fresh("b")
         steps = 1 + self.choose(3)
         cond_region = _region_text(

@@ -2,8 +2,7 @@
 
 Programs come from ``program_generator``: inputs with static and symbolic
 dimensions, in-place ops through chains of views, nested cond/while/wrap/
-checkpoint regions that change their operands and the outer values they
-capture. After the pass the module verifies, ``--verify-functional`` holds, and
+checkpoint regions that change their operands. After the pass the module verifies, ``--verify-functional`` holds, and
 the reference interpreter gives the same outputs and the same final inputs
 (through the copy-back results) as for the original, for two sizes of every
 shape symbol.

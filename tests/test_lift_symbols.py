@@ -44,7 +44,7 @@ def _lift(module: ModuleOp) -> None:
 
 
 def _is_closed(module: ModuleOp) -> bool:
-    """Symbol-closed and isolated: what lift-symbols establishes (Note [captured sizes])."""
+    """Symbol-closed, and still isolated (Note [isolated regions])."""
     try:
         VerifySymbolClosedPass().apply(CONTEXT, module)
         VerifyIsolatedPass().apply(CONTEXT, module)

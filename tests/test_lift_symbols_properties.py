@@ -6,8 +6,8 @@ invariant holds in every HOP region (Note [where a symbol is bound], without
 its ordering), each region has at most one ``!hop.symint`` argument per
 symbol, a second run changes nothing, and the interpreter gives identical
 results before and after on two input sets with different sizes. Programs of
-``program_generator`` (mutation through views, regions capturing outer
-tensors) go through ``functionalize`` then ``lift-symbols``, as in the
+``program_generator`` (mutation through views, regions changing their
+operands) go through ``functionalize`` then ``lift-symbols``, as in the
 pipeline, and must also keep their results, mutated inputs included.
 """
 

@@ -13,7 +13,7 @@ from hopc.ir.symbol_uses import symbols_mentioned_by, symbols_of_attribute
 from hopc.ir.types import DTYPES, ExprAttr, SymBoolType, SymFloatType, SymIntType, TensorType
 from hopc.ir.verify import verify_module
 from hopc.passes.dce_liveness import read_elsewhere
-from hopc.passes.lift_symbols_analysis import free_keys
+from hopc.passes.lift_symbols_analysis import free_symbols
 
 F32 = DTYPES["float32"]
 
@@ -104,4 +104,4 @@ func.func @f(%x: !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> {
   func.return %r : !hop.tensor<[s0], f32>
 }
 """)
-    assert list(free_keys(_op(module, "hop.wrap").regions[0], frozenset({"s0"}))) == ["s0"]
+    assert list(free_symbols(_op(module, "hop.wrap").regions[0], frozenset({"s0"}))) == ["s0"]

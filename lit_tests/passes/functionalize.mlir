@@ -422,12 +422,12 @@ func.func @shared_subgraph(%x: !hop.tensor<[4], f32>, %y: !hop.tensor<[4], f32>)
 
 // -----
 
-// A nested region changes an outer value it captures: it becomes an operand
-// of each enclosing HOP, which returns its final value.
-// CHECK-LABEL: func.func @captured
-// CHECK: %[[R:.*]], %[[X:.*]] = hop.wrap(%y, %x)
-// CHECK: ^bb0(%[[A:.*]]: !hop.tensor<[4], f32>, %[[XA:.*]]: !hop.tensor<[4], f32>):
-// CHECK: %[[C:.*]], %[[XC:.*]] = hop.cond %p(%[[A]], %[[XA]])
+// A cond nested in a wrap changes %x, which the program closed over and the
+// frontend passes down as an operand of each HOP: each returns its final value.
+// CHECK-LABEL: func.func @closed_over_two_levels_up
+// CHECK: %[[R:.*]], %[[X:.*]] = hop.wrap(%y, %x, %p)
+// CHECK: ^bb0(%[[A:.*]]: !hop.tensor<[4], f32>, %[[XA:.*]]: !hop.tensor<[4], f32>, %[[PA:.*]]: !hop.tensor<[], i1>):
+// CHECK: %[[C:.*]], %[[XC:.*]] = hop.cond %[[PA]](%[[A]], %[[XA]])
 // CHECK: %[[NEW:.*]] = aten.add.Tensor(%{{.*}}, %{{.*}})
 // CHECK: hop.yield %{{.*}}, %[[NEW]]
 // CHECK: } else {
@@ -435,16 +435,16 @@ func.func @shared_subgraph(%x: !hop.tensor<[4], f32>, %y: !hop.tensor<[4], f32>)
 // CHECK: hop.yield %{{.*}}, %[[XB]]
 // CHECK: hop.yield %[[C]], %[[XC]]
 // CHECK: func.return %[[R]], %[[X]]
-func.func @captured(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[4], f32>, %y: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
-  %r = hop.wrap(%y) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
-  ^bb0(%a: !hop.tensor<[4], f32>):
-    %c = hop.cond %p (%a) : !hop.tensor<[], i1>, (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> then {
-    ^bb0(%b: !hop.tensor<[4], f32>):
-      %0 = aten.add_.Tensor(%x, %b) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+func.func @closed_over_two_levels_up(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[4], f32>, %y: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+  %r = hop.wrap(%y, %x, %p) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>, !hop.tensor<[], i1>) -> !hop.tensor<[4], f32> {
+  ^bb0(%a: !hop.tensor<[4], f32>, %xa: !hop.tensor<[4], f32>, %pa: !hop.tensor<[], i1>):
+    %c = hop.cond %pa (%a, %xa) : !hop.tensor<[], i1>, (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> then {
+    ^bb0(%b: !hop.tensor<[4], f32>, %xb: !hop.tensor<[4], f32>):
+      %0 = aten.add_.Tensor(%xb, %b) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
       %1 = aten.neg(%b) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
       hop.yield %1 : !hop.tensor<[4], f32>
     } else {
-    ^bb0(%b: !hop.tensor<[4], f32>):
+    ^bb0(%b: !hop.tensor<[4], f32>, %xb: !hop.tensor<[4], f32>):
       %1 = aten.abs(%b) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
       hop.yield %1 : !hop.tensor<[4], f32>
     }
@@ -452,6 +452,7 @@ func.func @captured(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[4], f32>, %y: !hop
   }
   func.return %r : !hop.tensor<[4], f32>
 }
+
 
 // -----
 

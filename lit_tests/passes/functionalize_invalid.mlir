@@ -14,12 +14,13 @@ func.func @scan_mutates_init(%init: !hop.tensor<[4], f32>, %xs: !hop.tensor<[3, 
 
 // -----
 
-// hop.map must not change its operands, captured ones included.
-func.func @map_mutates_capture(%xs: !hop.tensor<[3, 4], f32>, %w: !hop.tensor<[4], f32>) -> !hop.tensor<[3, 4], f32> {
-  %ys = hop.map xs(%xs) additional() : (!hop.tensor<[3, 4], f32>), () -> !hop.tensor<[3, 4], f32> {
-  ^bb0(%x: !hop.tensor<[4], f32>):
-    // expected-error @+1 {{'aten.mul_.Tensor' op changes %w in place, an operand (additional) of the enclosing 'hop.map' body}}
-    %0 = aten.mul_.Tensor(%w, %x) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+// hop.map must not change its operands, additional ones included (a tensor
+// the program closed over comes in as one).
+func.func @map_mutates_additional(%xs: !hop.tensor<[3, 4], f32>, %w: !hop.tensor<[4], f32>) -> !hop.tensor<[3, 4], f32> {
+  %ys = hop.map xs(%xs) additional(%w) : (!hop.tensor<[3, 4], f32>), (!hop.tensor<[4], f32>) -> !hop.tensor<[3, 4], f32> {
+  ^bb0(%x: !hop.tensor<[4], f32>, %weight: !hop.tensor<[4], f32>):
+    // expected-error @+1 {{'aten.mul_.Tensor' op changes %weight in place, an operand (additional) of the enclosing 'hop.map' body}}
+    %0 = aten.mul_.Tensor(%weight, %x) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
     %1 = aten.sin(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
     hop.yield %1 : !hop.tensor<[4], f32>
   }
@@ -131,14 +132,15 @@ func.func @shared_operands(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
 
 // -----
 
-// A region reading an outer view after changing its storage through an operand.
-func.func @stale_capture(%x: !hop.tensor<[3, 4], f32>) -> !hop.tensor<[4], f32> {
+// A region reading a view passed as one operand after changing its storage
+// through another.
+func.func @stale_view_operand(%x: !hop.tensor<[3, 4], f32>) -> !hop.tensor<[4], f32> {
   %row = aten.select.int(%x) {dim = 0 : i64, index = 0 : i64} : (!hop.tensor<[3, 4], f32>) -> !hop.tensor<[4], f32>
-  %r = hop.wrap(%x) : (!hop.tensor<[3, 4], f32>) -> !hop.tensor<[4], f32> {
-  ^bb0(%a: !hop.tensor<[3, 4], f32>):
+  %r = hop.wrap(%x, %row) : (!hop.tensor<[3, 4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+  ^bb0(%a: !hop.tensor<[3, 4], f32>, %b: !hop.tensor<[4], f32>):
     %0 = aten.zero_(%a) : (!hop.tensor<[3, 4], f32>) -> !hop.tensor<[3, 4], f32>
-    // expected-error @+1 {{'aten.sin' op reads %row, which shares memory with %a, after 'aten.zero_' changed %a in place in this region}}
-    %1 = aten.sin(%row) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    // expected-error @+1 {{'aten.sin' op reads %b, which shares memory with %a, after 'aten.zero_' changed %a in place in this region; pass the value once, as one operand}}
+    %1 = aten.sin(%b) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
     hop.yield %1 : !hop.tensor<[4], f32>
   }
   func.return %r : !hop.tensor<[4], f32>

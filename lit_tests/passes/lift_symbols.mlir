@@ -37,28 +37,28 @@ func.func @cond_branches(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[s0], f32>) ->
 
 // -----
 
-// A size computed outside and read inside a branch becomes the branch's own
-// argument; the existing hop.sym_size is what the cond passes.
-// CHECK-LABEL: func.func @captured_size
+// A size the cond takes as an operand binds s0 in each branch: nothing is
+// lifted, and no second hop.sym_size is made.
+// CHECK-LABEL: func.func @size_passed_as_operand
 // CHECK:         %[[N:.*]] = hop.sym_size %{{.*}}[0]
 // CHECK-NOT:     hop.sym_size
-// CHECK:         hop.cond %{{.*}}(%{{.*}}, %[[N]])
+// CHECK:         hop.cond %{{.*}}(%{{.*}}, %[[N]]) :
 // CHECK-NEXT:    ^bb0(%{{.*}}: !hop.tensor<[s0], f32>, %[[ARG:.*]]: !hop.symint<s0>):
 // CHECK:         hop.sym_mul %[[ARG]], %{{.*}} :
 // CHECK:         hop.sym_ge %{{.*}}, %[[ARG]] :
 
 hop.symbol @s0 backed [2, oo]
-func.func @captured_size(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> {
+func.func @size_passed_as_operand(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> {
   %n = hop.sym_size %x[0] : !hop.tensor<[s0], f32> -> !hop.symint<s0>
-  %r = hop.cond %p(%x) : !hop.tensor<[], i1>, (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> then {
-  ^bb0(%a: !hop.tensor<[s0], f32>):
+  %r = hop.cond %p(%x, %n) : !hop.tensor<[], i1>, (!hop.tensor<[s0], f32>, !hop.symint<s0>) -> !hop.tensor<[s0], f32> then {
+  ^bb0(%a: !hop.tensor<[s0], f32>, %m: !hop.symint<s0>):
     %two = hop.sym_constant : !hop.symint<2>
-    %m = hop.sym_mul %n, %two : !hop.symint<s0>, !hop.symint<2> -> !hop.symint<2*s0>
-    %ok = hop.sym_ge %m, %n : !hop.symint<2*s0>, !hop.symint<s0> -> !hop.symbool<Ge(2*s0, s0)>
+    %twice = hop.sym_mul %m, %two : !hop.symint<s0>, !hop.symint<2> -> !hop.symint<2*s0>
+    %ok = hop.sym_ge %twice, %m : !hop.symint<2*s0>, !hop.symint<s0> -> !hop.symbool<Ge(2*s0, s0)>
     hop.assert %ok, "twice the size is no smaller" : !hop.symbool<Ge(2*s0, s0)>
     hop.yield %a : !hop.tensor<[s0], f32>
   } else {
-  ^bb0(%a: !hop.tensor<[s0], f32>):
+  ^bb0(%a: !hop.tensor<[s0], f32>, %m: !hop.symint<s0>):
     hop.yield %a : !hop.tensor<[s0], f32>
   }
   func.return %r : !hop.tensor<[s0], f32>
@@ -428,57 +428,30 @@ func.func @subgraph_free_symbol(%x: !hop.tensor<[s0], f32>, %y: !hop.tensor<[s1]
 
 // -----
 
-// A captured compound size is lifted as a value of its own, after the
-// symbol its type needs.
-// CHECK-LABEL: func.func @captured_compound
+// A compound size the cond takes as an operand does not bind s0, which its
+// type uses: s0 is lifted after it, passed by the existing hop.sym_size.
+// CHECK-LABEL: func.func @compound_size_passed_as_operand
 // CHECK:         %[[N:.*]] = hop.sym_size
 // CHECK-NEXT:    %[[SQ:.*]] = hop.sym_mul
-// CHECK-NEXT:    hop.cond %{{.*}}(%{{.*}}, %[[N]], %[[SQ]]) : !hop.tensor<[], i1>, (!hop.tensor<[s0], f32>, !hop.symint<s0>, !hop.symint<s0*s0>)
-// CHECK-NEXT:    ^bb0(%{{.*}}: !hop.tensor<[s0], f32>, %{{.*}}: !hop.symint<s0>, %[[ARG:.*]]: !hop.symint<s0*s0>):
+// CHECK-NEXT:    hop.cond %{{.*}}(%{{.*}}, %[[SQ]], %[[N]]) : !hop.tensor<[], i1>, (!hop.tensor<[s0], f32>, !hop.symint<s0*s0>, !hop.symint<s0>)
+// CHECK-NEXT:    ^bb0(%{{.*}}: !hop.tensor<[s0], f32>, %[[ARG:.*]]: !hop.symint<s0*s0>, %{{.*}}: !hop.symint<s0>):
 // CHECK:         hop.sym_ge %[[ARG]], %{{.*}} :
 
 hop.symbol @s0 backed [2, oo]
-func.func @captured_compound(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> {
+func.func @compound_size_passed_as_operand(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> {
   %n = hop.sym_size %x[0] : !hop.tensor<[s0], f32> -> !hop.symint<s0>
   %sq = hop.sym_mul %n, %n : !hop.symint<s0>, !hop.symint<s0> -> !hop.symint<s0*s0>
-  %r = hop.cond %p(%x) : !hop.tensor<[], i1>, (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> then {
-  ^bb0(%a: !hop.tensor<[s0], f32>):
+  %r = hop.cond %p(%x, %sq) : !hop.tensor<[], i1>, (!hop.tensor<[s0], f32>, !hop.symint<s0*s0>) -> !hop.tensor<[s0], f32> then {
+  ^bb0(%a: !hop.tensor<[s0], f32>, %q: !hop.symint<s0*s0>):
     %one = hop.sym_constant : !hop.symint<1>
-    %ok = hop.sym_ge %sq, %one : !hop.symint<s0*s0>, !hop.symint<1> -> !hop.symbool<Ge(s0*s0, 1)>
+    %ok = hop.sym_ge %q, %one : !hop.symint<s0*s0>, !hop.symint<1> -> !hop.symbool<Ge(s0*s0, 1)>
     hop.assert %ok, "a square size is positive" : !hop.symbool<Ge(s0*s0, 1)>
     hop.yield %a : !hop.tensor<[s0], f32>
   } else {
-  ^bb0(%a: !hop.tensor<[s0], f32>):
+  ^bb0(%a: !hop.tensor<[s0], f32>, %q: !hop.symint<s0*s0>):
     hop.yield %a : !hop.tensor<[s0], f32>
   }
   func.return %r : !hop.tensor<[s0], f32>
-}
-
-// -----
-
-// A captured tensor is lifted as a value of its own, one level at a time, so
-// every region is isolated (Note [isolated regions]).
-// CHECK-LABEL: func.func @captured_tensor
-// CHECK-SAME:    (%[[X:.*]]: !hop.tensor<[4], f32>)
-// CHECK-NEXT:    %[[S:.*]] = aten.sin(%[[X]])
-// CHECK-NEXT:    hop.wrap(%[[X]], %[[S]]) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>)
-// CHECK-NEXT:    ^bb0(%[[A:.*]]: !hop.tensor<[4], f32>, %[[S1:.*]]: !hop.tensor<[4], f32>):
-// CHECK-NEXT:      hop.checkpoint(%[[A]], %[[S1]])
-// CHECK-NEXT:      ^bb0(%[[B:.*]]: !hop.tensor<[4], f32>, %[[S2:.*]]: !hop.tensor<[4], f32>):
-// CHECK-NEXT:        aten.add.Tensor(%[[B]], %[[S2]])
-
-func.func @captured_tensor(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
-  %s = aten.sin(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
-  %r = hop.wrap(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
-  ^bb0(%a: !hop.tensor<[4], f32>):
-    %q = hop.checkpoint(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
-    ^bb0(%b: !hop.tensor<[4], f32>):
-      %t = aten.add.Tensor(%b, %s) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
-      hop.yield %t : !hop.tensor<[4], f32>
-    }
-    hop.yield %q : !hop.tensor<[4], f32>
-  }
-  func.return %r : !hop.tensor<[4], f32>
 }
 
 // -----

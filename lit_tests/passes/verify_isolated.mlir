@@ -1,6 +1,9 @@
 // RUN: hopc-opt %s --verify-isolated --split-input-file --verify-diagnostics | filecheck %s
+// RUN: hopc-opt %s --disable-verify --verify-isolated --split-input-file --verify-diagnostics | filecheck %s
 
-// The checker of Note [isolated regions] (dialects/hop_interface.py).
+// The checker of Note [isolated regions] (dialects/hop_interface.py). The
+// module verifier checks the same after parsing (the first RUN); with
+// --disable-verify the pass alone reports each capture, at the same place.
 
 // Isolated: the wrap takes %s as an operand; the checker passes the module
 // through unchanged.
@@ -34,7 +37,8 @@ func.func @captured_tensor(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[4], f32>) -
 
 // -----
 
-// A !hop.symint value is an SSA value too, read here two levels down.
+// A !hop.symint value is an SSA value too, read here two levels down: the
+// innermost HOP around the reader reports it.
 hop.symbol @s0 backed [2, oo]
 func.func @captured_size(%x: !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> {
   %n = hop.sym_size %x[0] : !hop.tensor<[s0], f32> -> !hop.symint<s0>
@@ -42,7 +46,7 @@ func.func @captured_size(%x: !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> {
   ^bb0(%a: !hop.tensor<[s0], f32>):
     %q = hop.checkpoint(%a) : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32> {
     ^bb0(%b: !hop.tensor<[s0], f32>):
-      // expected-error@+1 {{'hop.sym_add' op uses %n of type !hop.symint<s0>, defined outside the region of 'hop.wrap' that holds it}}
+      // expected-error@+1 {{'hop.sym_add' op uses %n of type !hop.symint<s0>, defined outside the region of 'hop.checkpoint' that holds it}}
       %d = hop.sym_add %n, %n : !hop.symint<s0>, !hop.symint<s0> -> !hop.symint<2*s0>
       hop.yield %b : !hop.tensor<[s0], f32>
     }

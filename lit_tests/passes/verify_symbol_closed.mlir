@@ -91,22 +91,6 @@ func.func @free_one_level_down(%p: !hop.tensor<[], i1>, %x: !hop.tensor<[s0], f3
 
 // -----
 
-// A size value captured from outside the region uses its symbol there.
-hop.symbol @s0 backed [2, oo]
-func.func @free_captured_size(%x: !hop.tensor<[s0], f32>) -> !hop.tensor<[4], f32> {
-  %n = hop.sym_size %x[0] : !hop.tensor<[s0], f32> -> !hop.symint<s0>
-  %y = aten.zeros() {size = [4]} : () -> !hop.tensor<[4], f32>
-  %r = hop.wrap(%y) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
-  ^bb0(%a: !hop.tensor<[4], f32>):
-    // expected-error@+1 {{'hop.sym_add' op uses shape symbol 's0' in a region of 'hop.wrap'}}
-    %d = hop.sym_add %n, %n : !hop.symint<s0>, !hop.symint<s0> -> !hop.symint<2*s0>
-    hop.yield %a : !hop.tensor<[4], f32>
-  }
-  func.return %r : !hop.tensor<[4], f32>
-}
-
-// -----
-
 // The entry function binds only symbols that are whole dimensions of its
 // arguments: s0 in 2*s0 alone is free.
 hop.symbol @s0 backed [1, oo]

@@ -5,8 +5,7 @@
   a view is replayed or scattered back;
 - ``mutation``, ``running_stats``: in-place ops (and batch norm's undeclared
   writes) turned into their functional forms;
-- ``hops``, ``regions``, ``captures``: HOP regions, what they change, and values they
-  read implicitly made operands;
+- ``hops``, ``regions``: HOP regions and what they change;
 - ``signature``: mutated entry arguments as ``hop.copy_back_to`` results.
 """
 

@@ -7,9 +7,9 @@ returns the final value of each input or buffer the program changed, marked
 ``{hop.copy_back_to = i}``; a HOP whose body changed an operand returns its
 final value as a result. ``--verify-functional`` checks the first part.
 
-Assumes a verified module at the captured level: operands of a region op are
-passed as operands (a region may also read outer values; those it changes
-become operands, see ``captures``), and each base tensor (an
+Assumes a verified module at the captured level: every value a region reads,
+one it changes in place included, is an operand of its HOP (Note [isolated
+regions] in ``hopc.dialects.hop_interface``), and each base tensor (an
 input, or the result of an op that is not a view) is dense and row-major.
 
 Before::
@@ -67,7 +67,6 @@ from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import op_error
 from hopc.ir.module import entry_function, entry_signature
 from hopc.passes.functionalize.aliases import AliasState, describe
-from hopc.passes.functionalize.captures import make_captures_explicit
 from hopc.passes.functionalize.hops import HOP_FUNCTIONALIZERS, functionalize_subgraph
 from hopc.passes.functionalize.layout import Layout, LayoutRules
 from hopc.passes.functionalize.mutation import VALUE_PRESERVING_IN_PLACE, functionalize_mutation
@@ -83,7 +82,6 @@ class FunctionalizePass(ModulePass):
     name = "functionalize"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        make_captures_explicit(op)
         Functionalizer(op).run()
 
 
