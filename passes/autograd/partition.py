@@ -16,8 +16,9 @@ not be recomputed; every forward value a backward op reads feeds the sink. A
 minimum cut separates what the forward computes from what the backward
 needs; the cut ``v.in -> v.out`` edges are the saved values. Ops that may be
 recomputed are cheap ones: pointwise and view-copy ATen ops (PyTorch's op
-tags), factories without tensor operands, and shape arithmetic; never a random
-op, a HOP or a data read (``hop.item``).
+tags, recorded in hopc's ATen table: Note [op tags]), factories without tensor
+operands, and shape arithmetic; never a random op, a HOP or a data read
+(``hop.item``).
 
 ``split`` then builds the two blocks by cloning: the forward is every forward
 op, returning the outputs and the saved values; the backward takes the saved
@@ -45,25 +46,18 @@ from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_builders import symbol_facts
 from hopc.ir import symbolic
-from hopc.ir.aten_call import overload_of
 from hopc.ir.substitution import parameters
 from hopc.ir.symbol_uses import symbols_mentioned_by, symbols_of_attribute
 from hopc.ir.torch_symbolic import SymbolFacts
 from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import Dim, SymIntType, TensorType, canonical_dim
 
-_CHEAP_TAGS = (torch.Tag.pointwise, torch.Tag.view_copy)
-
 
 def recomputable(op: Operation) -> bool:
     """Whether the backward may recompute ``op`` rather than have it saved (Note [min-cut partition])."""
     if isinstance(op, AtenOp):
-        if op.SCHEMA.is_random:
-            return False
-        if not op.operands:
-            return True
-        tags = overload_of(op.SCHEMA).tags
-        return any(tag in tags for tag in _CHEAP_TAGS)
+        schema = op.SCHEMA
+        return not schema.is_random and (not op.operands or schema.is_pointwise or schema.is_view_copy)
     return isinstance(op, hop.SymSizeOp | hop.SymConstantOp) or op.name.startswith("hop.sym_")
 
 
@@ -230,9 +224,7 @@ def _recomputed(forward_ops: Sequence[Operation], saved: Sequence[SSAValue],
 def _unbound_symbols(ops: Sequence[Operation], arguments: Sequence[SSAValue]) -> list[str]:
     """Symbols that ``ops`` mention (at any depth) and neither ``arguments`` nor ``ops`` bind.
 
-    An op binds the symbol of a ``!hop.symint`` result, and a symbol its result
-    types have that neither its operands' types nor its properties do (a
-    data-dependent size).
+    What an op binds: ``_bound_by``.
     """
     bound = set(parameters([a.type for a in arguments]))
     mentioned: dict[str, None] = {}
@@ -244,11 +236,14 @@ def _unbound_symbols(ops: Sequence[Operation], arguments: Sequence[SSAValue]) ->
 
 
 def _bound_by(op: Operation) -> set[str]:
-    """The symbols ``op`` (at any depth) binds: that of a ``!hop.symint`` result, and a symbol
-    its result types have that neither its operands' types nor its properties do."""
+    """The symbols ``op`` (at any depth) binds: that of a ``!hop.symint`` result, and, for an op
+    without regions, a symbol its result types have that neither its operands' types nor its
+    properties do (a data-dependent size; a HOP's result sizes come from its regions)."""
     bound: set[str] = set()
     for nested in op.walk():
         bound.update(r.type.value for r in nested.results if isinstance(r.type, SymIntType))
+        if nested.regions:
+            continue
         inputs = [*(v.type for v in nested.operands), *nested.properties.values()]
         given = {s for attribute in inputs for s in symbols_of_attribute(attribute)}
         bound.update(s for r in nested.results for s in symbols_of_attribute(r.type) if s not in given)
