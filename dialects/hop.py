@@ -2,13 +2,12 @@
 
 Region ops take every value their body reads as an explicit operand, as
 PyTorch's HOP subgraphs do: the body's block arguments mirror the operands, and
-``hop.yield`` returns the body's results. At the captured level a body may
-still mention outer shape symbols by name in its types, and a hand-written or
-generated one may read outer values directly; ``lift-symbols`` makes both
-operands, and from then on every region is isolated (Note [isolated regions]
-in ``hopc.dialects.hop_interface``, which the frontend's output meets already).
-What a pass needs to know about a HOP's regions comes from its
-``HopRegionInterface``.
+``hop.yield`` returns the body's results. Every region is isolated at every
+level, and the ops' verifiers reject one that reads an outer value (Note
+[isolated regions] in ``hopc.dialects.hop_interface``). Only shape symbols,
+names in types rather than values, may stay free in a body until
+``lift-symbols`` makes them operands. What a pass needs to know about a HOP's
+regions comes from its ``HopRegionInterface``.
 
 Symbols: the shape-symbol ops (``hop.symbol``, ``hop.sym_size``, the
 ``hop.sym_*`` arithmetic, ``hop.item``, ``hop.assert``) live in
