@@ -43,6 +43,7 @@ from hopc.ir.signature import function_signature
 from hopc.ir.types import dim_attribute
 from hopc.passes.autograd.joint import JointBuilder
 from hopc.passes.autograd.partition import saved_bytes, split
+from hopc.passes.autograd.regions import cloned_block
 
 SAVED_BYTES = "hop.saved_bytes"
 """The forward's attribute: the bytes of the values it saves, an expression of the symbols."""
@@ -72,7 +73,7 @@ def _differentiate(module: ModuleOp, joint: bool, context: Context | None) -> Mo
     signature = function_signature(forward)
     if not signature.requires_grad:
         return module
-    joint_block = _cloned_body(forward)
+    joint_block = cloned_block(forward.body.block)
     returned = joint_block.last_op
     assert isinstance(returned, ReturnOp)
     results = list(returned.operands)
@@ -125,16 +126,6 @@ def _differentiate(module: ModuleOp, joint: bool, context: Context | None) -> Mo
     _replace_entry(module, forward, new_functions)
     _clean_up(module, context)
     return module
-
-
-def _cloned_body(function: FuncOp) -> Block:
-    block = Block(arg_types=[a.type for a in function.args])
-    for argument, original in zip(block.args, function.args, strict=True):
-        argument.name_hint = original.name_hint
-    mapping: dict[SSAValue, SSAValue] = dict(zip(function.args, block.args))
-    for op in function.body.block.ops:
-        block.add_op(op.clone(value_mapper=mapping))
-    return block
 
 
 def _derived_name(forward: str, kind: str) -> str:

@@ -53,9 +53,8 @@ class RegionPair:
     residual_types: list[Attribute]
 
 
-def _joint_block(body: Block, differentiated: Sequence[int], with_cotangent: Sequence[int],
-                 parent: JointBuilder | None) -> tuple[Block, JointBuilder, list[SSAValue], list[SSAValue]]:
-    """The body cloned and differentiated in place: (block, builder, yields, gradients or zeros)."""
+def cloned_block(body: Block) -> Block:
+    """A copy of ``body``: its arguments (names kept) and ops, terminator included."""
     block = Block(arg_types=[a.type for a in body.args])
     mapping: dict[SSAValue, SSAValue] = {}
     for argument, original in zip(block.args, body.args, strict=True):
@@ -63,6 +62,13 @@ def _joint_block(body: Block, differentiated: Sequence[int], with_cotangent: Seq
         mapping[original] = argument
     for op in body.ops:
         block.add_op(op.clone(value_mapper=mapping))
+    return block
+
+
+def _joint_block(body: Block, differentiated: Sequence[int], with_cotangent: Sequence[int],
+                 parent: JointBuilder | None) -> tuple[Block, JointBuilder, list[SSAValue], list[SSAValue]]:
+    """The body cloned and differentiated in place: (block, builder, yields, gradients or zeros)."""
+    block = cloned_block(body)
     terminator = block.last_op
     assert isinstance(terminator, hop.YieldOp)
     yields = list(terminator.values)

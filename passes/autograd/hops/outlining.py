@@ -90,8 +90,8 @@ def outlined_pair(builder: JointBuilder, op: Operation, body: Block, differentia
     assert isinstance(terminator, hop.YieldOp)
     result_count = len(terminator.values)
     sources = yield_new_residuals_only(blocks.forward, result_count)
-    pair = OutlinedPair(_add_subgraph(module, f"{name}_forward{suffix}", blocks.forward),
-                        _add_subgraph(module, f"{name}_backward{suffix}", blocks.backward),
+    pair = OutlinedPair(add_subgraph(module, f"{name}_forward{suffix}", blocks.forward),
+                        add_subgraph(module, f"{name}_backward{suffix}", blocks.backward),
                         result_count, sources)
     if key is not None:
         builder.outlined[key] = pair
@@ -154,7 +154,7 @@ def residual_values(sources: ResidualSources, inputs: Sequence[SSAValue], forwar
     return [inputs[i] if is_operand else forward.results[i] for is_operand, i in sources]
 
 
-def _add_subgraph(module: ModuleOp, base: str, block: Block) -> hop.SubgraphOp:
+def add_subgraph(module: ModuleOp, base: str, block: Block) -> hop.SubgraphOp:
     """A new ``hop.subgraph`` named ``base`` (or ``base_<n>``, the first free), before the functions."""
     name, suffix = base, 0
     while SymbolTable.lookup_symbol(module, name) is not None:

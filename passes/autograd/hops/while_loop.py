@@ -49,19 +49,17 @@ snapshotted and fed to the body like the others, and get no gradient.
 from __future__ import annotations
 
 import torch
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
-from xdsl.dialects.func import FuncOp
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.traits import SymbolTable
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Operation, SSAValue
 
 from hopc.dialects import hop
 from hopc.dialects.aten_builders import build_aten
 from hopc.ir.diagnostics import op_error
 from hopc.ir.types import DTYPES, TensorType
-from hopc.passes.autograd.hops.outlining import draws_random_numbers, module_of
+from hopc.passes.autograd.hops.outlining import add_subgraph, draws_random_numbers, module_of
 from hopc.passes.autograd.hops.while_sweeps import LoopPlan, emit_backward
 from hopc.passes.autograd.joint import JointBuilder, is_floating
-from hopc.passes.autograd.regions import region_joint
+from hopc.passes.autograd.regions import cloned_block, region_joint
 from hopc.passes.autograd.rules import backward_rule_for
 from hopc.passes.autograd.symbols import fresh_symbol
 
@@ -92,10 +90,10 @@ def while_backward(builder: JointBuilder, op: hop.WhileOp, cotangents: list[SSAV
                            "generator's state per iteration is not implemented)")
     name = _base_name(op)
     body = op.body_region.block
-    body_subgraph = _add_subgraph(module, f"{name}_body", _cloned(body))
+    body_subgraph = add_subgraph(module, f"{name}_body", cloned_block(body))
     joint = region_joint(body, [*active_carried, *(len(carried) + i for i in active_additional)],
                          active_carried, parent=builder)
-    joint_subgraph = _add_subgraph(module, f"{name}_body_joint", joint.block)
+    joint_subgraph = add_subgraph(module, f"{name}_body_joint", joint.block)
     counted, zero = _counted(op)
     builder.insert_forward(zero, before=op)
     builder.insert_forward(counted, before=op)
@@ -166,32 +164,6 @@ def _counted(op: hop.WhileOp) -> tuple[hop.WhileOp, Operation]:
     return counted, zero
 
 
-def _cloned(body: Block) -> Block:
-    block = Block(arg_types=[a.type for a in body.args])
-    mapping: dict[SSAValue, SSAValue] = {}
-    for argument, original in zip(block.args, body.args, strict=True):
-        argument.name_hint = original.name_hint
-        mapping[original] = argument
-    for inner in body.ops:
-        block.add_op(inner.clone(value_mapper=mapping))
-    return block
-
-
 def _base_name(op: hop.WhileOp) -> str:
     hint = next((r.name_hint for r in op.results if r.name_hint), None)
     return f"while_{hint}" if hint else "while"
-
-
-def _add_subgraph(module: ModuleOp, base: str, block: Block) -> hop.SubgraphOp:
-    """A new ``hop.subgraph`` named ``base`` (or ``base_<n>``, the first free), before the functions."""
-    name, suffix = base, 0
-    while SymbolTable.lookup_symbol(module, name) is not None:
-        suffix += 1
-        name = f"{base}_{suffix}"
-    subgraph = hop.SubgraphOp(properties={"sym_name": StringAttr(name)}, regions=[Region(block)])
-    first_function = next((f for f in module.ops if isinstance(f, FuncOp)), None)
-    if first_function is None:
-        module.body.block.add_op(subgraph)
-    else:
-        module.body.block.insert_op_before(subgraph, first_function)
-    return subgraph
