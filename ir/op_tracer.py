@@ -84,8 +84,12 @@ class TraceLimits:
 DEFAULT_LIMITS = TraceLimits()
 
 
-class _Expired(Exception):
-    """The trace's timer fired."""
+class _Expired(BaseException):
+    """The trace's timer fired.
+
+    A ``BaseException``, like ``KeyboardInterrupt``: PyTorch's tracing code
+    catches ``Exception`` in places, which would swallow it and trace on.
+    """
 
 
 @contextlib.contextmanager
@@ -100,7 +104,8 @@ def _timer(seconds: float) -> Iterator[None]:
 
     started = time.monotonic()
     previous_handler = signal.signal(signal.SIGALRM, expire)
-    previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Fires again every ``seconds`` until the scope ends, should a handler swallow one.
+    previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, seconds, seconds)
     try:
         yield
     finally:
