@@ -66,6 +66,8 @@ from xdsl.dialects.builtin import i1
 
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_builders import symbol_facts
+from hopc.dialects.aten_schema import lookup, view_copy_variant
+from hopc.frontend.aten_import import aten_op_name
 from hopc.ir.aten_call import call_arguments, overload_of
 from hopc.ir.diagnostics import HopcError, location_of
 from hopc.ir.op_result_types import compare_result_types, symbol_pattern
@@ -229,17 +231,16 @@ def _views_to_copies(graph: torch.fx.GraphModule) -> bool:
     The fast path of functionalization (Note [functional derivatives]): a graph
     that changes nothing in place is functional once its views are copies.
     """
-    overloads = [n.target for n in graph.graph.nodes if isinstance(n.target, torch._ops.OpOverload)]
-    if any(o._schema.is_mutable for o in overloads):
-        return False
     copies = {}
-    for overload in overloads:
-        if any(r.alias_info is not None for r in overload._schema.returns):
-            packet = getattr(torch.ops.aten, f"{overload.overloadpacket.__name__}_copy", None)
-            copy = getattr(packet, overload._overloadname, None) if packet is not None else None
+    for overload in {n.target for n in graph.graph.nodes if isinstance(n.target, torch._ops.OpOverload)}:
+        schema = lookup(aten_op_name(overload))
+        if schema is None or schema.is_mutating:
+            return False
+        if schema.is_view:
+            copy = view_copy_variant(schema)
             if copy is None:
                 return False
-            copies[overload] = copy
+            copies[overload] = overload_of(copy)
     for node in graph.graph.nodes:
         if node.target in copies:
             node.target = copies[node.target]

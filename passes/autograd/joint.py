@@ -46,20 +46,48 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from hopc.dialects.aten_builders import build_aten
 from hopc.ir.diagnostics import op_error
+from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import TensorType
 
-STOPS_GRADIENT = frozenset({"aten.detach_copy", "aten.detach"})
-"""Ops whose result carries no gradient whatever their operand (``x.detach()``)."""
+STOPS_GRADIENT = frozenset({"aten.detach_copy"})
+"""Ops whose result carries no gradient whatever their operand (``x.detach()``, which
+functionalize makes a ``detach_copy``)."""
 
 SEQUENCE_NUMBER = "hop.seq_nr"
 """The attribute of a backward op: the sequence number of the forward op it came from."""
 
-_FLOATING = frozenset({"float16", "bfloat16", "float32", "float64"})
-
 
 def is_floating(value: SSAValue) -> bool:
     """Whether ``value`` is a floating-point tensor (only those carry gradients)."""
-    return isinstance(value.type, TensorType) and value.type.dtype_name in _FLOATING
+    return isinstance(value.type, TensorType) and dtype_of(value.type.element_type).is_floating_point
+
+
+def active_values(block: Block, differentiated: Sequence[SSAValue]) -> set[SSAValue]:
+    """The values of ``block`` that carry a gradient: the floating ones of ``differentiated``,
+    and the floating results of every op that reads one (a gradient barrier aside)."""
+    active = {v for v in differentiated if is_floating(v)}
+    for op in block.ops:
+        if op.name not in STOPS_GRADIENT and any(v in active for v in op.operands):
+            active.update(r for r in op.results if is_floating(r))
+    return active
+
+
+def loop_active_arguments(body: Block, active: set[int], carried: int) -> tuple[set[int], set[SSAValue]]:
+    """The loop body's argument indices that carry a gradient on some iteration, and its active values.
+
+    ``active`` are those its operands make active; the first ``carried``
+    arguments take the body's first ``carried`` yields on the next iteration,
+    so a floating one whose yield is active joins them, to a fixpoint.
+    """
+    terminator = body.last_op
+    assert terminator is not None
+    while True:
+        values = active_values(body, [body.args[i] for i in sorted(active)])
+        grown = active | {i for i in range(carried)
+                          if is_floating(body.args[i]) and terminator.operands[i] in values}
+        if grown == active:
+            return active, values
+        active = grown
 
 
 Rule = Callable[["JointBuilder", Operation, list[SSAValue | None]], list[SSAValue | None]]
@@ -70,7 +98,7 @@ or None per operand. It emits its backward ops with ``builder.emit``."""
 class JointBuilder:
     """Builds the joint of one block in place (see the module docstring)."""
 
-    def __init__(self, block: Block, differentiated: Sequence[SSAValue], *, first_sequence: int = 0,
+    def __init__(self, block: Block, differentiated: Sequence[SSAValue], *,
                  module: ModuleOp | None = None, outlined: dict[Hashable, object] | None = None):
         self.block = block
         self.module = module
@@ -79,11 +107,8 @@ class JointBuilder:
         self.outlined: dict[Hashable, object] = {} if outlined is None else outlined
         """What rules outlined into ``module`` in this run, by the rule's own key."""
         self.forward_ops: list[Operation] = list(block.ops)
-        self.sequence = {op: first_sequence + index for index, op in enumerate(self.forward_ops)}
-        self.active: set[SSAValue] = {v for v in differentiated if is_floating(v)}
-        for op in self.forward_ops:
-            if op.name not in STOPS_GRADIENT and any(v in self.active for v in op.operands):
-                self.active.update(r for r in op.results if is_floating(r))
+        self.sequence = {op: index for index, op in enumerate(self.forward_ops)}
+        self.active = active_values(block, differentiated)
         self.cotangents: dict[SSAValue, SSAValue] = {}
         self.backward_ops: list[Operation] = []
         self._renamed: dict[SSAValue, SSAValue] = {}

@@ -61,18 +61,21 @@ def recomputable(op: Operation) -> bool:
     return isinstance(op, hop.SymSizeOp | hop.SymConstantOp) or op.name.startswith("hop.sym_")
 
 
+def _element_bytes(type_: TensorType) -> int:
+    return torch.empty((), dtype=dtype_of(type_.element_type)).element_size()
+
+
 def saved_bytes(types: Sequence[Attribute]) -> Dim:
     """The total size in bytes of values of ``types``, an expression where sizes are symbolic.
 
-    A ``!hop.symint`` counts 8 bytes, an RNG state its CPU generator's size.
+    A value that is not a tensor (a ``!hop.symint``, an RNG state) counts 8 bytes.
     """
     total = sympy.Integer(0)
     for type_ in types:
         if isinstance(type_, TensorType):
-            count = sympy.Integer(1)
-            for dim in type_.shape:
-                count *= sympy.Integer(dim) if isinstance(dim, int) else symbolic.parse_expr(dim)
-            total += count * torch.empty((), dtype=dtype_of(type_.element_type)).element_size()
+            count = sympy.Mul(*(sympy.Integer(d) if isinstance(d, int) else symbolic.parse_expr(d)
+                                for d in type_.shape))
+            total += count * _element_bytes(type_)
         else:
             total += 8
     return canonical_dim(symbolic.print_expr(sympy.expand(total)))
@@ -83,19 +86,11 @@ def size_in_bytes(value: SSAValue, facts: dict[str, SymbolFacts]) -> int:
     type_ = value.type
     if not isinstance(type_, TensorType):
         return 1
+    hints = {name: facts.get(name, SymbolFacts()).example() for name in type_.free_symbols()}
     count = 1
     for dim in type_.shape:
-        count *= dim if isinstance(dim, int) else _hinted(dim, facts)
-    return max(count, 1) * torch.empty((), dtype=dtype_of(type_.element_type)).element_size()
-
-
-def _hinted(dim: str, facts: dict[str, SymbolFacts]) -> int:
-    expression = symbolic.parse_expr(dim)
-    values = {s: facts.get(s.name, SymbolFacts()).example() for s in expression.free_symbols}
-    try:
-        return max(int(expression.subs(values)), 0)
-    except (TypeError, ValueError):
-        return 1
+        count *= dim if isinstance(dim, int) else max(int(symbolic.evaluate(symbolic.parse_expr(dim), hints)), 0)
+    return max(count, 1) * _element_bytes(type_)
 
 
 def choose_saved(forward_ops: Sequence[Operation], arguments: Sequence[SSAValue],

@@ -48,7 +48,7 @@ from hopc.passes.autograd.hops.cond_slots import (
     split_branch,
     tensor_argument,
 )
-from hopc.passes.autograd.joint import JointBuilder
+from hopc.passes.autograd.joint import JointBuilder, active_values
 from hopc.passes.autograd.rules import backward_rule_for
 from hopc.passes.autograd.symbols import clone_substituted, fresh_symbol
 
@@ -95,7 +95,7 @@ def _reaches(body: Block, index: int, yields: list[int]) -> bool:
     """Whether one of ``yields`` of ``body`` carries a gradient of its argument ``index``."""
     terminator = body.last_op
     assert isinstance(terminator, hop.YieldOp)
-    carried = JointBuilder(body, [body.args[index]]).active
+    carried = active_values(body, [body.args[index]])
     return any(terminator.values[i] in carried for i in yields)
 
 

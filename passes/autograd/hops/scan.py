@@ -55,7 +55,7 @@ from hopc.dialects.hop_interface import RegionEntry, hop_interface
 from hopc.ir.diagnostics import op_error
 from hopc.ir.symbol_uses import symbols_of_attribute
 from hopc.ir.types import TensorType
-from hopc.passes.autograd.joint import JointBuilder, is_floating
+from hopc.passes.autograd.joint import JointBuilder, is_floating, loop_active_arguments
 from hopc.passes.autograd.regions import RegionPair, region_pair
 from hopc.passes.autograd.rules import backward_rule_for
 
@@ -71,7 +71,7 @@ def scan_backward(builder: JointBuilder, op: Operation, cotangents: list[SSAValu
     yields = _yielded(body)
     differentiated, activity = _differentiated_arguments(builder, op, entry)
     carries = [i for i in differentiated if i < entry.carried]
-    outputs = [j for j in entry.stacked if cotangents[j] is not None and activity.is_active(yields[j])]
+    outputs = [j for j in entry.stacked if cotangents[j] is not None and yields[j] in activity]
     if not outputs and not any(cotangents[i] is not None for i in carries):
         return [None] * len(op.operands)
     pair = region_pair(body, differentiated, [*carries, *outputs])
@@ -89,20 +89,14 @@ def _yielded(block: Block) -> list[SSAValue]:
 
 
 def _differentiated_arguments(builder: JointBuilder, op: Operation, entry: RegionEntry
-                              ) -> tuple[list[int], JointBuilder]:
+                              ) -> tuple[list[int], set[SSAValue]]:
     """The block arguments that carry a gradient on some step (those fed by active operands,
-    then the carries the body makes active, to a fixpoint), and the body's activity from them."""
+    then the carries the body makes active, to a fixpoint), and the body's active values."""
     body = entry.region.block
     active = {i for i, position in enumerate(entry.operands)
               if builder.is_active(op.operands[position]) and is_floating(body.args[i])}
-    yields = _yielded(body)
-    while True:
-        activity = JointBuilder(body, [body.args[i] for i in sorted(active)])
-        grown = active | {i for i in range(entry.carried)
-                          if is_floating(body.args[i]) and activity.is_active(yields[i])}
-        if grown == active:
-            return sorted(active), activity
-        active = grown
+    arguments, values = loop_active_arguments(body, active, entry.carried)
+    return sorted(arguments), values
 
 
 @dataclass

@@ -58,7 +58,7 @@ from hopc.ir.diagnostics import op_error
 from hopc.ir.types import DTYPES, TensorType
 from hopc.passes.autograd.hops.outlining import add_subgraph, draws_random_numbers, module_of
 from hopc.passes.autograd.hops.while_sweeps import LoopPlan, emit_backward
-from hopc.passes.autograd.joint import JointBuilder, is_floating
+from hopc.passes.autograd.joint import JointBuilder, is_floating, loop_active_arguments
 from hopc.passes.autograd.regions import cloned_block, region_joint
 from hopc.passes.autograd.rules import backward_rule_for
 from hopc.passes.autograd.symbols import fresh_symbol
@@ -124,17 +124,8 @@ def _active_arguments(builder: JointBuilder, op: hop.WhileOp) -> tuple[list[int]
     count = len(op.carried)
     carried = {j for j, v in enumerate(op.carried) if builder.is_active(v) and is_floating(v)}
     additional = [i for i, v in enumerate(op.additional) if builder.is_active(v)]
-    body = op.body_region.block
-    terminator = body.last_op
-    assert isinstance(terminator, hop.YieldOp)
-    while True:
-        inside = JointBuilder(body, [body.args[j] for j in carried]
-                              + [body.args[count + i] for i in additional])
-        grown = carried | {j for j, v in enumerate(terminator.values)
-                           if inside.is_active(v) and is_floating(op.carried[j])}
-        if grown == carried:
-            return sorted(carried), additional
-        carried = grown
+    active, _ = loop_active_arguments(op.body_region.block, carried | {count + i for i in additional}, count)
+    return sorted(i for i in active if i < count), additional
 
 
 def _counted(op: hop.WhileOp) -> tuple[hop.WhileOp, Operation]:
