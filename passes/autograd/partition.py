@@ -56,8 +56,7 @@ from hopc.ir.types import Dim, SymIntType, TensorType, canonical_dim
 def recomputable(op: Operation) -> bool:
     """Whether the backward may recompute ``op`` rather than have it saved (Note [min-cut partition])."""
     if isinstance(op, AtenOp):
-        schema = op.SCHEMA
-        return not schema.is_random and (not op.operands or schema.is_pointwise or schema.is_view_copy)
+        return not op.is_random and (not op.operands or op.is_pointwise or op.SCHEMA.is_view_copy)
     return isinstance(op, hop.SymSizeOp | hop.SymConstantOp) or op.name.startswith("hop.sym_")
 
 

@@ -118,7 +118,7 @@ def draws_random_numbers(region: Region, module: ModuleOp) -> bool:
     pending = [region]
     while pending:
         for op in pending.pop().walk():
-            if isinstance(op, AtenOp) and op.SCHEMA.is_random:
+            if isinstance(op, AtenOp) and op.is_random:
                 return True
             if isinstance(op, hop.InvokeSubgraphOp) and op.callee.string_value() not in seen:
                 seen.add(op.callee.string_value())
