@@ -48,7 +48,7 @@ from xdsl.dialects.builtin import ModuleOp
 from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.training_call import TrainingCall
-from hopc.frontend.dynamo_backend import differentiated, hopc_backend
+from hopc.frontend.dynamo_backend import differentiated_call, hopc_backend
 from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc, user_location
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.module import entry_functions, entry_signature
@@ -165,5 +165,5 @@ def _compile_module(module: ModuleOp, executor: str) -> ModuleCall | TrainingCal
         return TrainingCall(module.clone(), executor=executor)
     functional = run_pipeline(module.clone(), verify_each=False)
     if entry_signature(functional).requires_grad:
-        return TrainingCall(differentiated(functional), executor=executor)
+        return differentiated_call(functional, executor=executor)
     return ModuleCall(functional, executor=executor)

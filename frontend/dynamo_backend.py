@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import torch
 import torch.fx
@@ -41,7 +41,7 @@ from hopc.frontend.errors import unsupported, user_location
 from hopc.frontend.module_import import BUFFER, PARAMETER, EntryArgument, import_module
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_signature
+from hopc.ir.module import entry_functions, entry_signature
 from hopc.ir.verify import verify_module
 from hopc.passes.pipeline import run_pipeline
 
@@ -124,7 +124,18 @@ def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list, *,
         return ModuleCall(module, trailing, aliases, executor=executor, check_grad=False)
     _check_grad_mode_unchanged(aten_graph)
     _check_changed_inputs_take_no_gradient(changed, entry_arguments)
-    return TrainingCall(differentiated(module), trailing, aliases, executor=executor, check_grad=False)
+    return differentiated_call(module, trailing, aliases, executor=executor)
+
+
+def differentiated_call(module: ModuleOp, trailing: Sequence[torch.Tensor] = (),
+                        aliases: OutputAliases | None = None, *, executor: str) -> TrainingCall | ModuleCall:
+    """The call of ``module`` (functional, symbol-closed, arguments marked ``{hop.requires_grad}``)
+    differentiated by the ``autograd`` pass; a plain call where no output depends on a marked
+    argument (an ``argmax``), which the pass leaves without a backward."""
+    module = differentiated(module)
+    if "backward" not in entry_functions(module):
+        return ModuleCall(module, trailing, aliases, executor=executor, check_grad=False)
+    return TrainingCall(module, trailing, aliases, executor=executor, check_grad=False)
 
 
 def differentiated(module: ModuleOp) -> ModuleOp:

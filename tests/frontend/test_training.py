@@ -246,3 +246,15 @@ def test_buffer_that_requires_grad_is_refused():
 
     with pytest.raises(HopcError, match="the buffer 'scale' requires grad"):
         hopc.compile(GradBuffer())(torch.randn(3))
+
+
+def test_outputs_that_need_no_gradient_run_without_a_backward():
+    """Only an integer output depends on the parameters: the pass adds no backward, and the call
+    runs the forward as it is."""
+    layer = torch.nn.Linear(4, 3)
+
+    def classify(x):
+        return layer(x).argmax(-1)
+
+    x = torch.randn(2, 4)
+    assert torch.equal(hopc.compile(classify)(x), classify(x))
