@@ -38,7 +38,8 @@ from xdsl.passes import ModulePass
 
 from hopc.dialects.aten_builders import symbols_of
 from hopc.dialects.hop_module import COTANGENT_OF, GRADIENT_OF, SAVED, EntryOp
-from hopc.ir.module import entry_function
+from hopc.ir.diagnostics import op_error
+from hopc.ir.module import entry_functions
 from hopc.ir.signature import function_signature
 from hopc.ir.types import dim_attribute
 from hopc.passes.autograd.joint import JointBuilder
@@ -69,7 +70,11 @@ def differentiate(module: ModuleOp, *, joint: bool = False, context: Context | N
 
 
 def _differentiate(module: ModuleOp, joint: bool, context: Context | None) -> ModuleOp:
-    forward = entry_function(module, "forward")
+    entries = entry_functions(module)
+    if "backward" in entries:
+        raise op_error(entries["backward"], "autograd: the module is differentiated already (it has a "
+                                            "'hop.entry backward'); differentiate its functional forward")
+    forward = entries["forward"]
     signature = function_signature(forward)
     if not signature.requires_grad:
         return module
