@@ -17,15 +17,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import torch
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, UnitAttr
 
 import hopc
 from hopc.backend.interpreter import run_module
 from hopc.backend.runtime.entry_values import constant_tensor
+from hopc.dialects import hop
 from hopc.dialects.hop_module import ConstantOp
 from hopc.ir.module import entry_function, entry_signature
 from hopc.ir.verify import verify_module
 from hopc.passes.autograd import differentiate
+from hopc.passes.autograd.hops.cond_recompute import COND_BACKWARD
 from hopc.passes.pipeline import run_pipeline
 
 
@@ -54,9 +56,13 @@ def entry_values(program, args: Sequence[torch.Tensor], module: ModuleOp) -> lis
     return values
 
 
-def differentiated(program, args: Sequence[torch.Tensor], *, dynamic_shapes=None,
-                   joint: bool = False) -> tuple[ModuleOp, ModuleOp, list[torch.Tensor]]:
-    """(functional module, differentiated module, entry values) of ``program`` on ``args``."""
+def differentiated(program, args: Sequence[torch.Tensor], *, dynamic_shapes=None, joint: bool = False,
+                   cond_backward: str | None = None) -> tuple[ModuleOp, ModuleOp, list[torch.Tensor]]:
+    """(functional module, differentiated module, entry values) of ``program`` on ``args``.
+
+    ``cond_backward`` ("save" or "recompute") asks every cond for that backward
+    mode (Note [cond backward modes]); None lets the pass choose.
+    """
     module = run_pipeline(hopc.capture(program, tuple(args), dynamic_shapes=dynamic_shapes))
     values = entry_values(program, args, module)
     roles = entry_signature(module).arguments
@@ -64,6 +70,10 @@ def differentiated(program, args: Sequence[torch.Tensor], *, dynamic_shapes=None
                                 if role.kind in ("user", "hop.parameter") and isinstance(v, torch.Tensor)
                                 and v.is_floating_point()])
     functional = module.clone()
+    if cond_backward is not None:
+        for op in module.walk():
+            if isinstance(op, hop.CondOp):
+                op.attributes[COND_BACKWARD] = StringAttr(cond_backward)
     differentiate(module, joint=joint)
     verify_module(module)
     return functional, module, values
@@ -76,14 +86,16 @@ def _cotangents(outputs: Sequence[object], generator: torch.Generator) -> list[t
 
 def check_gradients(program, args: Sequence[torch.Tensor], *, dynamic_shapes=None,
                     run_args: Sequence[torch.Tensor] | None = None,
-                    rtol: float = 1e-4, atol: float = 1e-5, eager: bool = True) -> ModuleOp:
+                    rtol: float = 1e-4, atol: float = 1e-5, eager: bool = True,
+                    cond_backward: str | None = None) -> ModuleOp:
     """Differentiates ``program`` (captured on ``args``) and checks its gradients on ``run_args``.
 
     ``eager=False`` compares with the oracle only, for a program whose eager
     backward PyTorch itself cannot run (say which failure at the call).
     Returns the differentiated module.
     """
-    functional, module, _ = differentiated(program, args, dynamic_shapes=dynamic_shapes)
+    functional, module, _ = differentiated(program, args, dynamic_shapes=dynamic_shapes,
+                                           cond_backward=cond_backward)
     run_args = list(run_args if run_args is not None else args)
     values = [v.detach().clone() for v in entry_values(program, run_args, functional)]
     forward = entry_signature(module, "forward")

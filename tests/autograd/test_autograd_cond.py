@@ -20,15 +20,19 @@ from hopc.passes.autograd import differentiate
 from hopc.passes.pipeline import run_pipeline
 
 TIGHT = {"rtol": 1e-10, "atol": 1e-12}
+MODES = ("save", "recompute")
 
 
-def _both_ways(program, make_args, *, dynamic_shapes=None, eager=True, **tolerances):
-    """Captures on the first inputs, then checks the gradients with the predicate true and false."""
-    torch.manual_seed(0)
+def _both_ways(program, make_args, *, dynamic_shapes=None, eager=True, modes=MODES, **tolerances):
+    """Captures on the first inputs, then checks the gradients with the predicate true and false,
+    in each backward mode of ``modes`` (Note [cond backward modes]; None: the pass's choice).
+    Returns the module of the last mode."""
     module = None
-    for sign in (1.0, -1.0):
-        module = check_gradients(program, make_args(1.0), dynamic_shapes=dynamic_shapes,
-                                 run_args=make_args(sign), eager=eager, **tolerances)
+    for mode in modes:
+        torch.manual_seed(0)
+        for sign in (1.0, -1.0):
+            module = check_gradients(program, make_args(1.0), dynamic_shapes=dynamic_shapes,
+                                     run_args=make_args(sign), eager=eager, cond_backward=mode, **tolerances)
     return module
 
 
@@ -54,7 +58,7 @@ def test_residuals_of_different_shapes_are_flattened_into_one_slot():
 
     module = _both_ways(program, lambda s: [s * torch.rand(6, 4, dtype=torch.float64),
                                             torch.randn(4, 3, dtype=torch.float64)],
-                        dynamic_shapes=({0: Dim("n", min=2)}, None), **TIGHT)
+                        dynamic_shapes=({0: Dim("n", min=2)}, None), modes=("save",), **TIGHT)
     (cond,) = _forward_conds(module)
     assert any(op.name == "aten.view_copy" for op in cond.then_region.block.ops)
 
@@ -64,7 +68,7 @@ def test_residuals_of_one_type_share_a_slot():
         return torch.cond(x.sum() > 0, lambda x, w: (x @ w).sin(), lambda x, w: (x @ w).cos(), (x, w))
 
     module = _both_ways(program, lambda s: [s * torch.rand(5, 4, dtype=torch.float64),
-                                            torch.randn(4, 3, dtype=torch.float64)], **TIGHT)
+                                            torch.randn(4, 3, dtype=torch.float64)], modes=("save",), **TIGHT)
     (cond,) = _forward_conds(module)
     assert len(cond.results) == 2  # the output, and one slot for both branches' [5, 3] residual
 
@@ -81,7 +85,8 @@ def test_branches_yield_different_data_dependent_sizes():
     def program(x):
         return torch.cond(x.sum() > 0, lambda x: x[x > 0].sin(), lambda x: x[x < 0] * 2.0, (x,))
 
-    _both_ways(program, lambda s: [s * (torch.rand(8, dtype=torch.float64) - 0.3)], **TIGHT)
+    # The result's size is fresh, each branch's its own: only the save mode relates them.
+    _both_ways(program, lambda s: [s * (torch.rand(8, dtype=torch.float64) - 0.3)], modes=(None,), **TIGHT)
 
 
 def test_size_read_from_data_in_a_branch():
@@ -110,10 +115,12 @@ def test_nested_conds():
         return torch.cond(x.sum() > 0, outer_then, lambda x, y: (x - y.sum()).exp(), (x, y))
 
     torch.manual_seed(0)
-    for a in (1.0, -1.0):
-        for b in (1.0, -1.0):
-            check_gradients(program, [torch.randn(3, 3), torch.randn(3, 3)],
-                            run_args=[a * torch.rand(3, 3), b * torch.rand(3, 3)], eager=False)
+    for mode in MODES:
+        for a in (1.0, -1.0):
+            for b in (1.0, -1.0):
+                check_gradients(program, [torch.randn(3, 3), torch.randn(3, 3)],
+                                run_args=[a * torch.rand(3, 3), b * torch.rand(3, 3)], eager=False,
+                                cond_backward=mode)
 
 
 def test_mixed_requires_grad_and_an_integer_output():
@@ -245,3 +252,28 @@ def test_branch_updates_a_buffer(sign):
     torch.testing.assert_close(results[1], new_seen)
     (want,) = torch.autograd.grad(output, leaf, tangent)
     torch.testing.assert_close(gradient, want, **TIGHT)
+
+
+def test_the_pass_recomputes_a_branch_that_would_save_its_own_values():
+    # Note [cond backward modes]: tanh's output is the then branch's own value, so by size the
+    # cond recomputes; the forward cond keeps its one result and the backward reruns the mm.
+    def program(x, w):
+        return torch.cond(x.sum() > 0, lambda x, w: (x @ w).tanh(), lambda x, w: x @ w, (x, w))
+
+    module = _both_ways(program, lambda s: [s * torch.rand(3, 4, dtype=torch.float64),
+                                            torch.randn(4, 5, dtype=torch.float64)], modes=(None,), **TIGHT)
+    (cond,) = _forward_conds(module)
+    assert len(cond.results) == 1
+    (backward,) = [op for op in entry_function(module, "backward").walk() if isinstance(op, hop.CondOp)]
+    assert any(op.name == "aten.mm" for op in backward.then_region.block.ops)
+
+
+def test_the_pass_saves_when_the_branches_keep_only_their_operands():
+    def program(x, w):
+        return torch.cond(x.sum() > 0, lambda x, w: x * w, lambda x, w: x.sin() + w, (x, w))
+
+    module = _both_ways(program, lambda s: [s * torch.rand(4, dtype=torch.float64),
+                                            torch.randn(4, dtype=torch.float64)], modes=(None,), **TIGHT)
+    (backward,) = [op for op in entry_function(module, "backward").walk() if isinstance(op, hop.CondOp)]
+    assert not any(op.name == "aten.mul.Tensor" and op.attributes.get("hop.seq_nr") is None
+                   for op in backward.then_region.block.ops)  # the product is not rerun

@@ -66,7 +66,7 @@ builtin.module {
   hop.symbol @s0 backed [2, oo] hint 5
   func.func @forward(%x: !hop.tensor<[s0, 4], f32> {hop.requires_grad}, %w: !hop.tensor<[4, 3], f32> {hop.requires_grad}, %p: !hop.tensor<[], i1>) -> !hop.tensor<[s0, 3], f32> {
     %n = hop.sym_size %x[0] : !hop.tensor<[s0, 4], f32> -> !hop.symint<s0>
-    %r = hop.cond %p(%x, %w, %n) : !hop.tensor<[], i1>, (!hop.tensor<[s0, 4], f32>, !hop.tensor<[4, 3], f32>, !hop.symint<s0>) -> !hop.tensor<[s0, 3], f32> then {
+    %r = hop.cond %p(%x, %w, %n) {hop.cond_backward = "save"} : !hop.tensor<[], i1>, (!hop.tensor<[s0, 4], f32>, !hop.tensor<[4, 3], f32>, !hop.symint<s0>) -> !hop.tensor<[s0, 3], f32> then {
     ^bb0(%a: !hop.tensor<[s0, 4], f32>, %b: !hop.tensor<[4, 3], f32>, %m: !hop.symint<s0>):
       %mm = aten.mm(%a, %b) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[4, 3], f32>) -> !hop.tensor<[s0, 3], f32>
       %s = aten.sin(%mm) : (!hop.tensor<[s0, 3], f32>) -> !hop.tensor<[s0, 3], f32>
@@ -103,7 +103,7 @@ builtin.module {
 builtin.module {
   hop.symbol @u3 unbacked [0, 6]
   func.func @forward(%x: !hop.tensor<[6], f32> {hop.requires_grad}, %p: !hop.tensor<[], i1>) -> !hop.tensor<[6], f32> {
-    %r = hop.cond %p(%x) : !hop.tensor<[], i1>, (!hop.tensor<[6], f32>) -> !hop.tensor<[6], f32> then {
+    %r = hop.cond %p(%x) {hop.cond_backward = "save"} : !hop.tensor<[], i1>, (!hop.tensor<[6], f32>) -> !hop.tensor<[6], f32> then {
     ^bb0(%a: !hop.tensor<[6], f32>):
       %positive = aten.gt.Scalar(%a) {other = 0 : i64} : (!hop.tensor<[6], f32>) -> !hop.tensor<[6], i1>
       %picked = aten.index.Tensor(%a, [%positive]) : (!hop.tensor<[6], f32>, !hop.tensor<[6], i1>) -> !hop.tensor<[u3], f32>
@@ -199,6 +199,72 @@ builtin.module {
       hop.yield %i : !hop.tensor<[4], f32>
     } else {
     ^bb0(%a: !hop.tensor<[4], f32>, %inner: !hop.tensor<[], i1>):
+      %n = aten.neg(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+      hop.yield %n : !hop.tensor<[4], f32>
+    }
+    func.return %r : !hop.tensor<[4], f32>
+  }
+}
+
+// -----
+
+// The then branch would save cos(x @ w), a value of its own: the cond
+// recomputes instead (Note [cond backward modes]), as PyTorch does. The
+// forward cond is left as it was (no slot, the attribute-free original), and
+// the backward cond's then branch reruns the mm before its backward.
+// CHECK-LABEL: builtin.module
+// CHECK-NOT:   hop.symbol @u
+// CHECK:       func.func @forward(
+// CHECK:         %r = hop.cond %p(%x, %w, %s0) : {{.*}} -> !hop.tensor<[s0, 3], f32> then {
+// CHECK:           hop.yield %s : !hop.tensor<[s0, 3], f32>
+// CHECK:         func.return %r, %x, %w, %p :
+// CHECK:       func.func @backward(
+// CHECK:         hop.cond %p(%x, %w, %tangent, %s0) {hop.seq_nr = 0 : i64}
+// CHECK-NEXT:    ^bb0(
+// CHECK-NEXT:      %mm = aten.mm(
+// CHECK:           aten.cos(%mm)
+// CHECK:         } else {
+// CHECK:           aten.tanh(
+
+builtin.module {
+  hop.symbol @s0 backed [2, oo] hint 5
+  func.func @forward(%x: !hop.tensor<[s0, 4], f32> {hop.requires_grad}, %w: !hop.tensor<[4, 3], f32> {hop.requires_grad}, %p: !hop.tensor<[], i1>) -> !hop.tensor<[s0, 3], f32> {
+    %r = hop.cond %p(%x, %w) : !hop.tensor<[], i1>, (!hop.tensor<[s0, 4], f32>, !hop.tensor<[4, 3], f32>) -> !hop.tensor<[s0, 3], f32> then {
+    ^bb0(%a: !hop.tensor<[s0, 4], f32>, %b: !hop.tensor<[4, 3], f32>):
+      %mm = aten.mm(%a, %b) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[4, 3], f32>) -> !hop.tensor<[s0, 3], f32>
+      %s = aten.sin(%mm) : (!hop.tensor<[s0, 3], f32>) -> !hop.tensor<[s0, 3], f32>
+      hop.yield %s : !hop.tensor<[s0, 3], f32>
+    } else {
+    ^bb0(%a: !hop.tensor<[s0, 4], f32>, %b: !hop.tensor<[4, 3], f32>):
+      %t = aten.tanh(%b) : (!hop.tensor<[4, 3], f32>) -> !hop.tensor<[4, 3], f32>
+      %mm = aten.mm(%a, %t) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[4, 3], f32>) -> !hop.tensor<[s0, 3], f32>
+      hop.yield %mm : !hop.tensor<[s0, 3], f32>
+    }
+    func.return %r : !hop.tensor<[s0, 3], f32>
+  }
+}
+
+// -----
+
+// A branch that draws random numbers is never rerun (it would draw others):
+// the mask is saved in a slot, though it is a value of the branch's own.
+// CHECK-LABEL: builtin.module
+// CHECK:       func.func @forward(
+// CHECK:         %r, %[[MASK:.*]] = hop.cond %p(%x) : {{.*}} -> (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) then {
+// CHECK:           aten.rand_like
+// CHECK:       func.func @backward(
+// CHECK-NOT:     aten.rand_like
+// CHECK:         func.return
+
+builtin.module {
+  func.func @forward(%x: !hop.tensor<[4], f32> {hop.requires_grad}, %p: !hop.tensor<[], i1>) -> !hop.tensor<[4], f32> {
+    %r = hop.cond %p(%x) : !hop.tensor<[], i1>, (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> then {
+    ^bb0(%a: !hop.tensor<[4], f32>):
+      %mask = aten.rand_like(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+      %m = aten.mul.Tensor(%a, %mask) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+      hop.yield %m : !hop.tensor<[4], f32>
+    } else {
+    ^bb0(%a: !hop.tensor<[4], f32>):
       %n = aten.neg(%a) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
       hop.yield %n : !hop.tensor<[4], f32>
     }

@@ -31,6 +31,8 @@ fresh size is declared in the module being differentiated.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from hopc.dialects import hop
@@ -40,6 +42,12 @@ from hopc.ir.diagnostics import op_error
 from hopc.ir.substitution import substitute
 from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import Dim, TensorType, canonical_dim, free_symbols_of_types
+from hopc.passes.autograd.hops.cond_recompute import (
+    can_recompute,
+    recomputing_backward,
+    requested_mode,
+    saves_beyond_operands,
+)
 from hopc.passes.autograd.hops.cond_slots import (
     Branch,
     Slot,
@@ -49,6 +57,7 @@ from hopc.passes.autograd.hops.cond_slots import (
     tensor_argument,
 )
 from hopc.passes.autograd.joint import JointBuilder, active_values
+from hopc.passes.autograd.regions import region_pair
 from hopc.passes.autograd.rules import backward_rule_for
 from hopc.passes.autograd.symbols import clone_substituted, fresh_symbol
 
@@ -73,22 +82,38 @@ def cond_backward(builder: JointBuilder, op: Operation, cotangents: list[SSAValu
                       and any(_reaches(entry.region.block, i, with_cotangent) for entry in entries)]
     if not differentiated:
         return [None] * len(op.operands)
+    bodies = [entry.region.block for entry in entries]
+    present = [cotangents[i] for i in with_cotangent]
+    mode = requested_mode(op)
+    obstacle = can_recompute(builder, op, bodies, with_cotangent) if mode != "save" else None
+    if mode == "recompute" and obstacle is not None:
+        raise op_error(op, f"autograd: this cond asks to recompute its branches, but {obstacle}")
+    pairs = [] if mode == "recompute" else \
+        [region_pair(body, differentiated, with_cotangent, parent=builder) for body in bodies]
+    if mode == "recompute" or (mode is None and obstacle is None and saves_beyond_operands(op, pairs)):
+        backward = recomputing_backward(builder, op, bodies, inputs, differentiated, with_cotangent, present)
+        return _scattered(len(op.operands), positions, differentiated, backward.results)
     outer = free_symbols_of_types([v.type for v in op.operands])
-    branches = [split_branch(op, entry.region.block, differentiated, with_cotangent, builder, outer, fresh)
-                for entry in entries]
+    branches = [split_branch(op, pair, with_cotangent, outer, fresh) for pair in pairs]
     slots = assign_slots(op, branches, inputs, fresh)
     forward = _forward_cond(op, branches, slots)
     builder.insert_forward(forward, before=op)
     count = len(op.results)
     saved = list(forward.results[count:])
     builder.replace_forward(op, forward.results[:count])
-    backward = _backward_cond(forward, forward.predicate, inputs, saved, branches, slots,
-                              [cotangents[i] for i in with_cotangent], differentiated)
+    backward = _backward_cond(forward, forward.predicate, inputs, saved, branches, slots, present,
+                              differentiated)
     builder.emit(backward)
-    gradients: list[SSAValue | None] = [None] * len(op.operands)
-    for index, gradient in zip(differentiated, backward.results, strict=True):
-        gradients[positions[index]] = gradient
-    return gradients
+    return _scattered(len(op.operands), positions, differentiated, backward.results)
+
+
+def _scattered(count: int, positions: list[int], differentiated: list[int],
+               gradients: Sequence[SSAValue]) -> list[SSAValue | None]:
+    """One gradient per operand of the cond: ``gradients`` of the differentiated inputs, else None."""
+    scattered: list[SSAValue | None] = [None] * count
+    for index, gradient in zip(differentiated, gradients, strict=True):
+        scattered[positions[index]] = gradient
+    return scattered
 
 
 def _reaches(body: Block, index: int, yields: list[int]) -> bool:

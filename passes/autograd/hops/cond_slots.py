@@ -45,8 +45,7 @@ from hopc.ir.diagnostics import op_error
 from hopc.ir.substitution import substitute
 from hopc.ir.symbol_uses import symbols_mentioned_by
 from hopc.ir.types import Dim, SymIntType, TensorType, dim_symbols, free_symbols_of_types, shape_symbols
-from hopc.passes.autograd.joint import JointBuilder
-from hopc.passes.autograd.regions import RegionPair, region_pair
+from hopc.passes.autograd.regions import RegionPair
 
 _TINY = 64
 """An unmatched static residual of at most this many elements gets a zero placeholder of its type."""
@@ -85,10 +84,9 @@ class Branch:
     reads: list[Read | None]
 
 
-def split_branch(op: hop.CondOp, body: Block, differentiated: list[int], with_cotangent: list[int],
-            builder: JointBuilder, outer: frozenset[str], fresh: Callable[[], str]) -> Branch:
-    """The branch's pair, and fresh names for the sizes it defines that its backward needs."""
-    pair = region_pair(body, differentiated, with_cotangent, parent=builder)
+def split_branch(op: hop.CondOp, pair: RegionPair, with_cotangent: list[int], outer: frozenset[str],
+                 fresh: Callable[[], str]) -> Branch:
+    """The branch with its ``pair``, and fresh names for the sizes it defines that its backward needs."""
     yielded = list(pair.forward.last_op.operands)  # type: ignore[union-attr]
     residuals = yielded[len(op.results):]
     renaming: dict[str, Dim] = {}

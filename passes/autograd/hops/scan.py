@@ -74,7 +74,7 @@ def scan_backward(builder: JointBuilder, op: Operation, cotangents: list[SSAValu
     outputs = [j for j in entry.stacked if cotangents[j] is not None and yields[j] in activity]
     if not outputs and not any(cotangents[i] is not None for i in carries):
         return [None] * len(op.operands)
-    pair = region_pair(body, differentiated, [*carries, *outputs])
+    pair = region_pair(body, differentiated, [*carries, *outputs], parent=builder)
     steps = _Steps(op, entry, pair, len(yields))
     forward = steps.forward_op()
     builder.insert_forward(forward, before=op)
