@@ -77,6 +77,7 @@ from hopc.dialects.hop_module import (  # registered below, and re-exported: hop
     BufferOp,
     ConstantOp,
     EntryOp,
+    GetConstantOp,
     ParameterOp,
 )
 from hopc.dialects.hop_rng import (  # registered below, and re-exported: hop.GetRngStateOp
@@ -661,6 +662,7 @@ Hop = Dialect(
         ParameterOp,
         BufferOp,
         ConstantOp,
+        GetConstantOp,
         EntryOp,
         GetRngStateOp,
         SetRngStateOp,

@@ -51,23 +51,28 @@ others.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
     ModuleOp,
+    ShapedType,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute
-from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, traits_def
+from xdsl.ir import Attribute, Operation
+from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def, prop_def, result_def, traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, Pure, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
+from hopc.dialects.hop_common import describe
+from hopc.ir.resources import BLOBS, blob_data
 from hopc.ir.types import TensorType
 
 PARAMETER = "hop.parameter"
@@ -117,20 +122,52 @@ ENTRY_KINDS = (
 ENTRY_KIND_BY_NAME = {kind.name: kind for kind in ENTRY_KINDS}
 
 
+TENSOR_VALUE = DenseIntOrFPElementsAttr | DenseResourceAttr
+"""The attributes a global's value may be: inline ``dense<...>``, or ``dense_resource<handle>``
+whose bytes the file's resource section holds (``hopc.ir.resources``)."""
+
+
+def verify_tensor_value(global_name: str, value: DenseIntOrFPElementsAttr | DenseResourceAttr,
+                        tensor_type: TensorType) -> None:
+    """Raises unless ``value`` holds the elements of a ``tensor_type``: its shape, its element
+    type, and (a resource) a blob of exactly their bytes. ``global_name`` names the global in
+    messages: ``'hop.constant' @c``."""
+    shaped = value.type
+    assert isinstance(shaped, ShapedType)
+    shape, element_type = tuple(shaped.get_shape()), shaped.get_element_type()
+    if shape != tensor_type.shape or element_type != tensor_type.element_type:
+        raise VerifyException(f"{global_name} value has type {shaped}, its type is {tensor_type}")
+    if isinstance(value, DenseResourceAttr):
+        handle = value.resource_handle.data
+        blob = BLOBS.blob(handle)
+        if blob is None:
+            raise VerifyException(f"{global_name} value dense_resource<{handle}> has no blob: "
+                                  "the resource section does not define it")
+        expected = math.prod(shape) * element_type.compile_time_size
+        if len(blob_data(blob)) != expected:
+            raise VerifyException(f"{global_name} value dense_resource<{handle}> holds "
+                                  f"{len(blob_data(blob))} bytes, a {shaped} has {expected}")
+
+
 class _GlobalTensorOp(IRDLOperation):
-    """A named module-level tensor the entry functions take as an argument."""
+    """A named module-level tensor the entry functions take as an argument, with its value
+    where the module knows it (``--freeze`` folds such values into constants)."""
 
     sym_name = prop_def(SymbolNameConstraint())
     tensor_type = prop_def(Attribute, prop_name="type")  # a TensorType, printed in full
+    value = opt_prop_def(TENSOR_VALUE)
     traits = traits_def(SymbolOpInterface(), Pure())
-    assembly_format = "$sym_name `:` $type attr-dict"
+    assembly_format = "$sym_name (`=` $value^)? `:` $type attr-dict"
 
     def verify_(self) -> None:
         if not isinstance(self.tensor_type, TensorType):
             raise VerifyException(f"'{self.name}' @{self.symbol} type {self.tensor_type} is not a !hop.tensor")
+        if self.value is not None:
+            verify_tensor_value(f"'{self.name}' @{self.symbol}", self.value, self.tensor_type)
 
-    def __init__(self, name: str, tensor_type: TensorType):
-        super().__init__(properties={"sym_name": StringAttr(name), "type": tensor_type})
+    def __init__(self, name: str, tensor_type: TensorType,
+                 value: DenseIntOrFPElementsAttr | DenseResourceAttr | None = None):
+        super().__init__(properties={"sym_name": StringAttr(name), "type": tensor_type, "value": value})
 
     @property
     def symbol(self) -> str:
@@ -139,14 +176,16 @@ class _GlobalTensorOp(IRDLOperation):
 
 @irdl_op_definition
 class ParameterOp(_GlobalTensorOp):
-    """A parameter of the captured module: ``hop.parameter @linear.weight : !hop.tensor<[4, 4], f32>``."""
+    """A parameter of the captured module: ``hop.parameter @linear.weight : !hop.tensor<[4, 4], f32>``,
+    or with its value, ``hop.parameter @w = dense<...> : tensor<2xf32> : !hop.tensor<[2], f32>``."""
 
     name = "hop.parameter"
 
 
 @irdl_op_definition
 class BufferOp(_GlobalTensorOp):
-    """A buffer of the captured module: ``hop.buffer @bn.running_mean : !hop.tensor<[4], f32>``."""
+    """A buffer of the captured module: ``hop.buffer @bn.running_mean : !hop.tensor<[4], f32>``,
+    or with its value as a ``hop.parameter``'s."""
 
     name = "hop.buffer"
 
@@ -156,14 +195,23 @@ class ConstantOp(IRDLOperation):
     """A tensor constant of the module, with its value::
 
         hop.constant @c0 = dense<[1.0, 2.0]> : tensor<2xf32> : !hop.tensor<[2], f32>
+        hop.constant @w = dense_resource<w> : tensor<64x64xf32> : !hop.tensor<[64, 64], f32>
+
+    ``hopc.ir.constants.constant_op`` makes one from a tensor: a large value
+    is a ``dense_resource``, its bytes in the file's resource section.
+    Restrictions: the value has the type's shape and element type.
     """
 
     name = "hop.constant"
     sym_name = prop_def(SymbolNameConstraint())
-    value = prop_def(DenseIntOrFPElementsAttr)
+    value = prop_def(TENSOR_VALUE)
     tensor_type = prop_def(Attribute, prop_name="type")  # a TensorType, printed in full
     traits = traits_def(SymbolOpInterface(), Pure())
     assembly_format = "$sym_name `=` $value `:` $type attr-dict"
+
+    def __init__(self, name: str, value: DenseIntOrFPElementsAttr | DenseResourceAttr,
+                 tensor_type: TensorType):
+        super().__init__(properties={"sym_name": StringAttr(name), "value": value, "type": tensor_type})
 
     @property
     def symbol(self) -> str:
@@ -172,12 +220,58 @@ class ConstantOp(IRDLOperation):
     def verify_(self) -> None:
         if not isinstance(self.tensor_type, TensorType):
             raise VerifyException(f"'hop.constant' @{self.symbol} type {self.tensor_type} is not a !hop.tensor")
-        shape = tuple(self.value.get_type().get_shape())
-        if shape != self.tensor_type.shape:
-            raise VerifyException(
-                f"'hop.constant' @{self.symbol} value has shape {list(shape)}, "
-                f"type says {self.tensor_type}"
-            )
+        verify_tensor_value(f"'hop.constant' @{self.symbol}", self.value, self.tensor_type)
+
+
+@irdl_op_definition
+class GetConstantOp(IRDLOperation):
+    """Reads a constant of the module: ``%w = hop.get_constant @w : !hop.tensor<[4, 4], f32>``.
+
+        result = module.constants[constant]
+
+    As MLIR's ``memref.get_global``: the constant is named by symbol, not read
+    as an SSA value, so the op may sit in any region, an isolated HOP region
+    included (Note [isolated regions] in ``hopc.dialects.hop_interface``).
+    Pure: two reads of one constant are one value (cse), an unused one is dead.
+    Restrictions: ``constant`` names a ``hop.constant`` of the module, whose
+    type is the result type. The result is read-only: every call shares it, so
+    no op may mutate it in place (none does after ``--functionalize``).
+    """
+
+    name = "hop.get_constant"
+    constant = prop_def(SymbolRefAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$constant `:` type($result) attr-dict"
+
+    def __init__(self, symbol: str, result_type: TensorType):
+        super().__init__(properties={"constant": SymbolRefAttr(symbol)}, result_types=[result_type])
+
+    @property
+    def symbol(self) -> str:
+        return self.constant.root_reference.data
+
+    def referenced(self) -> Operation | None:
+        """The op the symbol names in the symbol table around this op; None where it names
+        nothing, or the op is in no symbol table."""
+        table = self.parent_op()
+        while table is not None and not table.has_trait(SymbolTable):
+            table = table.parent_op()
+        return None if table is None else SymbolTable.lookup_symbol(table, self.constant)
+
+    def verify_(self) -> None:
+        if self.parent_op() is None:
+            return
+        found = self.referenced()
+        if found is None:
+            raise VerifyException(f"'hop.get_constant' {describe(self.result)} reads @{self.symbol}, "
+                                  "which the module does not declare")
+        if not isinstance(found, ConstantOp):
+            raise VerifyException(f"'hop.get_constant' {describe(self.result)} reads @{self.symbol}, "
+                                  f"a {found.name}, not a hop.constant")
+        if found.tensor_type != self.result.type:
+            raise VerifyException(f"'hop.get_constant' {describe(self.result)} has type {self.result.type}, "
+                                  f"but hop.constant @{self.symbol} has type {found.tensor_type}")
 
 
 GLOBAL_OPS = {PARAMETER: ParameterOp, BUFFER: BufferOp, CONSTANT: ConstantOp}

@@ -13,7 +13,9 @@ The public API; each entry point imports its machinery on first use, so that
   text; with ``debuginfo`` every op's location is printed too
   (``loc("model.py":12:9)``, the user's Python line for a captured op), as
   ``mlir-opt --mlir-print-debuginfo`` prints them; ``generic`` prints MLIR's
-  generic form. ``str(module)`` is ``to_text(module)``.
+  generic form. ``str(module)`` is ``to_text(module)`` without the file's
+  resource section (the bytes of ``dense_resource`` constants, which
+  ``hopc.ir.resources`` keeps).
 """
 
 from __future__ import annotations
@@ -46,9 +48,11 @@ def to_text(module: Any, *, debuginfo: bool = False, generic: bool = False) -> s
 
     from xdsl.printer import Printer
 
+    from hopc.ir.resources import resource_section
+
     stream = io.StringIO()
     Printer(stream=stream, print_debuginfo=debuginfo, print_generic_format=generic).print_op(module)
-    return stream.getvalue()
+    return stream.getvalue() + resource_section(module)
 
 
 capture.__doc__ = "The captured-level module of ``program(*args, **kwargs)`` (see ``hopc.frontend.capture``)."

@@ -3,6 +3,9 @@
 ``HopcContext`` builds an ATen op class the first time its name is looked up
 (see ``hopc.dialects.aten``); everything else is ordinary xDSL registration of
 the dialects that ``hopc.registry.DIALECTS`` lists, each loaded on first use.
+The ``builtin`` dialect is xDSL's with hopc's blob store
+(``hopc.ir.resources.Builtin``), so the parser keeps the bytes of every
+``dense_resource`` where ``constant_tensor`` and the printers find them.
 """
 
 from __future__ import annotations
@@ -28,9 +31,11 @@ class HopcContext(Context):
 
 def make_context(*, allow_unregistered: bool = False) -> HopcContext:
     """A fresh context with every dialect of ``hopc.registry`` registered (loaded lazily)."""
+    from hopc.ir import resources
     from hopc.registry import DIALECTS, load
 
     context = HopcContext(allow_unregistered=allow_unregistered)
     for name, reference in DIALECTS.items():
         context.register_dialect(name, lambda reference=reference: load(reference))
+    context._registered_dialects["builtin"] = lambda: resources.Builtin  # xDSL's, with the blob store
     return context

@@ -29,6 +29,7 @@ import re
 from typing import NoReturn
 
 from xdsl.context import Context
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import ModuleOp, UnknownLoc
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser, UnresolvedOperand
@@ -38,6 +39,7 @@ from xdsl.utils.lexer import Input, Position, Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from hopc.ir.diagnostics import HopcError, LineIndex, Location
+from hopc.ir.resources import ResourceBlobs, parse_blob_text, rename_resources
 
 MAX_REGION_NESTING = 1000
 """The most regions, one inside the other, that an op may be in (Note [deep nesting])."""
@@ -76,13 +78,16 @@ class LocatingParser(Parser):
         self._open_ops: list[int] = []
         self._implicit_regions = 1
         self._first_forward_use: dict[str, Span] = {}
+        self._renamed_resources: dict[str, str] = {}
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         if self._at_end():  # no ops at all: an empty module
             return ModuleOp([])
         self._implicit_regions = 0 if self._current_token.text in _MODULE_SPELLINGS else 1
         try:
-            return super().parse_module(allow_implicit_module)
+            module = super().parse_module(allow_implicit_module)
+            rename_resources(module, self._renamed_resources)
+            return module
         except RecursionError:
             self.raise_error("nesting too deep to parse (Python's recursion limit was reached here)")
         except ParseError as error:
@@ -106,6 +111,23 @@ class LocatingParser(Parser):
             line, column = self._lines.line_column(start)
             op.location = Location(self._filename, line, column).attribute()
         return op
+
+    def _parse_resource(self, dialect_name: str, interface: OpAsmDialectInterface) -> None:
+        """One blob of the resource section, bound in the store; a handle that names other
+        bytes already is bound afresh and renamed in the module (Note [one blob store] in
+        ``hopc.ir.resources``)."""
+        if not isinstance(interface, ResourceBlobs):
+            return super()._parse_resource(dialect_name, interface)
+        handle = self.parse_identifier(" for resource handle")
+        self._parse_token(MLIRTokenKind.COLON, "expected `:`")
+        start = self._current_token.span.start
+        try:
+            blob = parse_blob_text(self.parse_str_literal())
+        except ValueError as error:
+            self.raise_error(f"resource '{handle}': {error}", start)
+        bound = interface.intern(handle, blob)
+        if bound != handle:
+            self._renamed_resources[handle] = bound
 
     def resolve_operand(self, operand: UnresolvedOperand, type: Attribute) -> SSAValue:
         if operand.operand_name not in self.ssa_values:

@@ -17,18 +17,8 @@ import torch.utils._pytree as pytree
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.dialects.hop import ConstantOp
+from hopc.ir.constants import constant_tensor
 from hopc.ir.module import entry_signature
-from hopc.ir.torch_values import dtype_of
-from hopc.ir.types import TensorType
-
-
-def constant_tensor(op: ConstantOp) -> torch.Tensor:
-    """The value of a ``hop.constant`` as a CPU tensor."""
-    tensor_type = op.tensor_type
-    assert isinstance(tensor_type, TensorType)
-    values = list(op.value.get_values())
-    return torch.tensor(values, dtype=dtype_of(tensor_type.element_type)).reshape(
-        [int(d) for d in tensor_type.shape])
 
 
 def entry_values(module: ModuleOp, program: Callable, args: tuple | list,

@@ -46,6 +46,7 @@ from hopc import passes
 from hopc.ir.context import make_context
 from hopc.ir.diagnostics import HopcError, Location
 from hopc.ir.parse import MAX_REGION_NESTING, RECURSION_PER_NESTED_REGION, parse_module
+from hopc.ir.resources import resource_section
 from hopc.ir.verify import verify_module
 from hopc.tools import expected_diagnostics
 
@@ -184,7 +185,7 @@ class HopcOptMain(xDSLOptMain):
         stream = StringIO()
         Printer(stream=stream, print_generic_format=self.args.print_op_generic,
                 print_debuginfo=self.args.print_debuginfo).print_op(module)
-        return stream.getvalue() + "\n"
+        return stream.getvalue() + resource_section(module) + "\n"
 
     def _write(self, text: str) -> None:
         if not self.args.output_file:

@@ -2,13 +2,15 @@
 
 ``HopCanonicalizationPatterns`` (in ``hopc.dialects.hop``) attaches them to the
 ops they rewrite, as xDSL's scf does; ``--canonicalize`` applies them. A value
-is constant when its type says so: ``!hop.symint<4>``, ``!hop.symbool<True>``.
-Each pattern's docstring is its rewrite.
+is constant when its type says so: ``!hop.symint<4>``, ``!hop.symbool<True>``;
+a predicate is also known when it reads a one-element ``hop.constant``
+(``known_truth``), as after ``--freeze``. Each pattern's docstring is its rewrite.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
@@ -18,12 +20,15 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import SymbolTable
 
 from hopc.dialects.hop import (
     SYM_BINARY_OPS,
     SYM_SCALAR_OPS,
     AssertOp,
     CondOp,
+    ConstantOp,
+    GetConstantOp,
     SymConstantOp,
     SymSizeOp,
     WhileOp,
@@ -42,6 +47,34 @@ def constant_value(type_: Attribute) -> int | float | bool | None:
     if isinstance(type_, SymBoolType) and type_.value in ("True", "False"):
         return type_.value == "True"
     return None
+
+
+def known_truth(value: SSAValue, constant_of: Callable[[SSAValue], Any] | None = None) -> bool | None:
+    """The truth a predicate is known to have, or None.
+
+    Known: a constant ``!hop.symbool`` type, or a ``hop.get_constant`` of a
+    one-element constant, whose tensor ``constant_of(value)`` gives (by
+    default read from the ``hop.constant`` it names; torch is imported only then).
+    """
+    typed = constant_value(value.type)
+    if isinstance(typed, bool):
+        return typed
+    owner = value.owner
+    if not isinstance(owner, GetConstantOp):
+        return None
+    if constant_of is None:
+        constant_of = _module_constant
+    tensor = constant_of(value)
+    return bool(tensor.item()) if tensor is not None and tensor.numel() == 1 else None
+
+
+def _module_constant(value: SSAValue) -> Any:
+    declared = SymbolTable.lookup_symbol(value.owner, value.owner.symbol)
+    if not isinstance(declared, ConstantOp):
+        return None
+    from hopc.ir.constants import constant_tensor
+
+    return constant_tensor(declared)
 
 
 def replace_with_region(rewriter: PatternRewriter, op: Operation, region: Region,
@@ -78,12 +111,12 @@ class FoldConstantSymbolic(RewritePattern):
 
 
 class InlineCondWithConstantPredicate(RewritePattern):
-    """``cond(True, then, else)(xs)`` -> ``then(xs)`` (``else(xs)`` on False)."""
+    """``cond(True, then, else)(xs)`` -> ``then(xs)`` (``else(xs)`` on False; ``known_truth``)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CondOp, rewriter: PatternRewriter) -> None:
-        taken = constant_value(op.predicate.type)
-        if not isinstance(taken, bool):
+        taken = known_truth(op.predicate)
+        if taken is None:
             return
         replace_with_region(rewriter, op, op.then_region if taken else op.else_region,
                             op.inputs)
@@ -114,7 +147,7 @@ class RemoveWhileWithFalseCondition(RewritePattern):
     def match_and_rewrite(self, op: WhileOp, rewriter: PatternRewriter) -> None:
         condition = op.cond_region.block.last_op
         if condition is None or len(condition.operands) != 1 \
-                or constant_value(condition.operands[0].type) is not False:
+                or known_truth(condition.operands[0]) is not False:
             return
         replace_with_region(rewriter, op, op.cond_region, (*op.carried, *op.additional),
                             results=tuple(op.carried))

@@ -1,5 +1,9 @@
 """The backward of ``hop.cond``: a cond on the same predicate over the branches' backward blocks.
 
+Two modes (Note [cond backward modes] in ``cond_recompute.py``, which chooses
+by size): *recompute* reruns the taken branch in the backward (PyTorch's
+design, built there); *save*, below, keeps the taken branch's residuals.
+
 Each branch is split by ``region_pair`` (differentiated: the active operands;
 with a cotangent: the results that have one) into a forward block (yields,
 then residuals) and a backward block (residuals, cotangents -> gradients).
@@ -16,9 +20,8 @@ the partitioner saves it (or recomputes it from the sizes it is made of)::
                                      else {B's forward; yield %b, %placeholder}
     %gx, %gw = hop.cond %p(%slot0, %x, %tangent) then {A's backward} else {B's backward}
 
-Only the taken branch's residuals are saved, and nothing is recomputed but
-what each branch's min-cut chose to. (PyTorch saves the operands instead and
-reruns the taken branch's forward in the backward: torch/_higher_order_ops/cond.py.)
+In this mode only the taken branch's residuals are saved, and nothing is
+recomputed but what each branch's min-cut chose to.
 
 Where the residuals go, and why, is Note [cond residual slots] in
 ``hopc.passes.autograd.hops.cond_slots``. Saved: the taken branch's residuals,
