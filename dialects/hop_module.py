@@ -195,10 +195,10 @@ class ConstantOp(IRDLOperation):
     """A tensor constant of the module, with its value::
 
         hop.constant @c0 = dense<[1.0, 2.0]> : tensor<2xf32> : !hop.tensor<[2], f32>
-        hop.constant @w = dense_resource<w> : tensor<64x64xf32> : !hop.tensor<[64, 64], f32>
 
-    ``hopc.ir.constants.constant_op`` makes one from a tensor: a large value
-    is a ``dense_resource``, its bytes in the file's resource section.
+    or ``hop.constant @w = dense_resource<w> : tensor<64x64xf32> : ...`` with
+    the bytes of ``w`` in the file's resource section (``hopc.ir.resources``):
+    ``hopc.ir.constants.constant_op`` makes a large value so.
     Restrictions: the value has the type's shape and element type.
     """
 

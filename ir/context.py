@@ -35,7 +35,8 @@ def make_context(*, allow_unregistered: bool = False) -> HopcContext:
     from hopc.registry import DIALECTS, load
 
     context = HopcContext(allow_unregistered=allow_unregistered)
-    for name, reference in DIALECTS.items():
-        context.register_dialect(name, lambda reference=reference: load(reference))
-    context._registered_dialects["builtin"] = lambda: resources.Builtin  # xDSL's, with the blob store
+    loaders = {name: lambda reference=reference: load(reference) for name, reference in DIALECTS.items()}
+    loaders["builtin"] = lambda: resources.Builtin  # xDSL's, with the blob store
+    for name, loader in loaders.items():
+        context.register_dialect(name, loader)
     return context
