@@ -1,8 +1,10 @@
-"""The reference interpreter's ``hop`` dialect: region ops and shape-symbol ops.
+"""The reference interpreter's ``hop`` dialect: region ops, shape-symbol ops, constants.
 
 A region op runs its regions as its docstring in ``hopc.dialects.hop`` says,
 binding block arguments to the operand values themselves (no copies); ops on
-shape symbols compute on Python ints and bools.
+shape symbols compute on Python ints and bools; ``hop.get_constant`` reads its
+constant's tensor, converted from the IR once per ``hop.constant``
+(``constant_value``).
 """
 
 from __future__ import annotations
@@ -11,15 +13,17 @@ import math
 import operator
 from collections import ChainMap
 from collections.abc import Callable, Sequence
+from weakref import WeakKeyDictionary
 
 import torch
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from hopc.backend.interpreter import Frame, interpreter_error, run_region
 from hopc.backend.interpreter_ops import bind_parameters
 from hopc.backend.interpreter_registry import impl, register_impls
 from hopc.dialects import hop
 from hopc.dialects.hop_interface import RunCount, hop_interface
+from hopc.ir.constants import constant_tensor
 from hopc.ir.torch_values import dtype_of, evaluate_dim
 from hopc.ir.types import SymFloatType, TensorType
 
@@ -37,6 +41,23 @@ _SYM_UNARY_FUNCTIONS: dict[type[Operation], Callable[[int | float], float]] = {
     hop.SymFloatOp: float, hop.SymSqrtOp: math.sqrt,
 }
 """What ``sym_float(n)`` and ``math.sqrt(n)`` compute in eager."""
+
+
+_CONSTANT_TENSORS: WeakKeyDictionary[hop.ConstantOp, tuple[Attribute, torch.Tensor]] = WeakKeyDictionary()
+"""Each ``hop.constant`` run so far -> its value attribute then, and that value as a tensor."""
+
+
+def constant_value(op: hop.GetConstantOp) -> torch.Tensor:
+    """The tensor ``op`` reads. Converted from the IR once per ``hop.constant`` (again only
+    when its value attribute is replaced), and shared by every read: the tensor is
+    read-only, as the op's docstring requires."""
+    constant = op.referenced()
+    if not isinstance(constant, hop.ConstantOp):
+        raise interpreter_error(op, f"reads @{op.symbol}, which is not a hop.constant of the module")
+    cached = _CONSTANT_TENSORS.get(constant)
+    if cached is None or cached[0] is not constant.value:
+        cached = _CONSTANT_TENSORS[constant] = (constant.value, constant_tensor(constant))
+    return cached[1]
 
 
 def skipped_while_results(op: hop.WhileOp, carried: list[object]) -> list[object]:
@@ -120,6 +141,10 @@ class HopImpls:
         scope = Frame(ChainMap(), frame.symbols.new_child())
         bind_parameters(args, subgraph.input_types, scope.symbols)
         return run_region(subgraph.body, args, scope, op)
+
+    @impl(hop.GetConstantOp)
+    def run_get_constant(self, op: hop.GetConstantOp, frame: Frame) -> list[object]:
+        return [constant_value(op)]
 
     # ----------------------------------------------------------------------- shape symbols
 

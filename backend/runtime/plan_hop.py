@@ -1,4 +1,5 @@
-"""Planners for the ``hop`` ops on the hot path of a call: cond, while, wrap, checkpoint, sizes.
+"""Planners for the ``hop`` ops on the hot path of a call: cond, while, wrap, checkpoint, sizes,
+constants.
 
 Each planner plans the op's regions once and returns the step that runs them
 (Note [planned execution] in ``hopc.backend.runtime.plan``); the semantics are
@@ -9,7 +10,7 @@ run their reference implementation.
 
 from __future__ import annotations
 
-from hopc.backend.interpreter_hop import SYM_BINARY_FUNCTIONS, skipped_while_results
+from hopc.backend.interpreter_hop import SYM_BINARY_FUNCTIONS, constant_value, skipped_while_results
 from hopc.backend.runtime.plan import PLANNERS, Planner, Step, Symbols, Values
 from hopc.dialects import hop
 
@@ -82,11 +83,22 @@ def _plan_sym_binary(planner: Planner, op: hop.SymAddOp) -> Step:
     return step
 
 
+def _plan_get_constant(planner: Planner, op: hop.GetConstantOp) -> Step:
+    """The constant is converted when the function is planned; each run only stores it."""
+    tensor, result = constant_value(op), planner.slot(op.result)
+
+    def step(values: Values, symbols: Symbols) -> None:
+        values[result] = tensor
+
+    return step
+
+
 PLANNERS.update({
     hop.WrapOp: _plan_single_body,
     hop.CheckpointOp: _plan_single_body,
     hop.CondOp: _plan_cond,
     hop.WhileOp: _plan_while,
     hop.SymSizeOp: _plan_sym_size,
+    hop.GetConstantOp: _plan_get_constant,
     **dict.fromkeys(SYM_BINARY_FUNCTIONS, _plan_sym_binary),
 })
