@@ -167,7 +167,7 @@ class _GlobalTensorOp(IRDLOperation):
 
     def __init__(self, name: str, tensor_type: TensorType,
                  value: DenseIntOrFPElementsAttr | DenseResourceAttr | None = None):
-        super().__init__(properties={"sym_name": StringAttr(name), "type": tensor_type, "value": value})
+        super().__init__(properties={"sym_name": StringAttr(name), "value": value, "type": tensor_type})
 
     @property
     def symbol(self) -> str:
