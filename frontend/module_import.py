@@ -24,7 +24,6 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     FunctionType,
     ModuleOp,
-    StringAttr,
     SymbolRefAttr,
     UnitAttr,
 )
@@ -73,9 +72,7 @@ def _global_op(argument: EntryArgument, tensor_type: Attribute) -> Operation:
     if argument.role == BUFFER:
         return BufferOp(argument.name, tensor_type)
     assert argument.value is not None
-    return ConstantOp(properties={"sym_name": StringAttr(argument.name),
-                                  "value": constant_attribute(argument.value, tensor_type),
-                                  "type": tensor_type})
+    return ConstantOp(argument.name, constant_attribute(argument.value, tensor_type), tensor_type)
 
 
 def value_name(name: str) -> str:
