@@ -19,6 +19,7 @@ PASS_CLASSES: dict[str, str] = {
     "cse": "hopc.passes.cse:CommonSubexpressionEliminationPass",
     "dce": "hopc.passes.dce:DeadCodeEliminationPass",
     "autograd": "hopc.passes.autograd:AutogradPass",
+    "freeze": "hopc.passes.freeze:FreezePass",
     "verify-functional": "hopc.passes.verify_functional:VerifyFunctionalPass",
     "verify-symbol-closed": "hopc.passes.verify_symbol_closed:VerifySymbolClosedPass",
     "verify-isolated": "hopc.passes.verify_isolated:VerifyIsolatedPass",

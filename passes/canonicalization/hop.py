@@ -111,11 +111,18 @@ class FoldConstantSymbolic(RewritePattern):
 
 
 class InlineCondWithConstantPredicate(RewritePattern):
-    """``cond(True, then, else)(xs)`` -> ``then(xs)`` (``else(xs)`` on False; ``known_truth``)."""
+    """``cond(True, then, else)(xs)`` -> ``then(xs)`` (``else(xs)`` on False; ``known_truth``).
+
+    ``constant_of`` reads a constant predicate (``known_truth``'s); ``--freeze``
+    passes the values it has not declared yet.
+    """
+
+    def __init__(self, constant_of: Callable[[SSAValue], Any] | None = None):
+        self.constant_of = constant_of
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CondOp, rewriter: PatternRewriter) -> None:
-        taken = known_truth(op.predicate)
+        taken = known_truth(op.predicate, self.constant_of)
         if taken is None:
             return
         replace_with_region(rewriter, op, op.then_region if taken else op.else_region,
