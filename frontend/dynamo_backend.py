@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import ModuleOp
 from hopc.backend.runtime.executors import DEFAULT_EXECUTOR
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.output_aliases import OutputAliases
-from hopc.backend.runtime.training_call import TrainingCall, changed_input_requires_grad
+from hopc.backend.runtime.training_call import TrainingCall
 from hopc.frontend.aten_lowering import lower_to_aten
 from hopc.frontend.dynamo_capture import graph_fake_mode, lift_tensor_attributes
 from hopc.frontend.errors import unsupported, user_location
@@ -170,18 +170,18 @@ def _check_grad_mode_unchanged(aten_graph: torch.fx.GraphModule) -> None:
 
 def _check_changed_inputs_take_no_gradient(changed_arguments: Iterable[int],
                                            arguments: list[EntryArgument]) -> None:
-    """Raises when the backward would need a gradient through an input the program changes in place.
+    """Raises when the program writes a value that requires grad into an input that does not.
 
-    The backward gives none through a changed input's new value (Note
-    [training call]): so the input must not require grad, and the value
-    written into it must not either, which eager would record (Dynamo's fake
-    input then requires grad while the real one does not).
+    Eager would then record the write, and the input would require grad after
+    the call; the backward gives no gradient through the new value of an
+    input that is not differentiated (Note [training call]), so that is
+    refused (Dynamo's fake input then requires grad while the real one does
+    not). A changed input that requires grad itself is differentiated.
     """
     for changed in sorted(set(changed_arguments)):
         argument = arguments[changed]
-        if argument.requires_grad:
-            raise changed_input_requires_grad(f"'{argument.name}'", user_location(traceback.extract_stack()))
-        if isinstance(argument.example, torch.Tensor) and argument.example.requires_grad:
+        if not argument.requires_grad and isinstance(argument.example, torch.Tensor) \
+                and argument.example.requires_grad:
             raise HopcError(f"unsupported: the program writes a value that requires grad into "
                             f"'{argument.name}', which does not; hopc gives no gradient through it "
                             "(write a .detach()ed value)",

@@ -148,6 +148,13 @@ def _check_saved_numbering(signature: FunctionSignature) -> None:
                                                f"0..{len(saved) - 1}")
 
 
+def differentiable_results(signature: FunctionSignature) -> list[int]:
+    """The results of ``signature`` a cotangent may be given for: the user outputs, and the
+    copy-backs of arguments marked ``hop.requires_grad`` (Note [entry signature])."""
+    copied_with_gradient = [r for r, a in signature.copy_back.items() if a in signature.requires_grad]
+    return sorted([*signature.user_outputs, *copied_with_gradient])
+
+
 def _check_differentiation(signature: FunctionSignature, reference: FunctionSignature) -> None:
     """Saved values, cotangents and gradients of ``signature`` match ``reference``, the entry it differentiates."""
     inputs = signature.function.function_type.inputs.data
@@ -159,8 +166,8 @@ def _check_differentiation(signature: FunctionSignature, reference: FunctionSign
         ("argument", SAVED, signature.argument_indices(SAVED), inputs,
          {k: (f"result {r}", reference_outputs[r]) for k, r in saved.items()}, "saves no such value"),
         ("argument", COTANGENT_OF, signature.cotangent_arguments, inputs,
-         {r: (f"result {r}", reference_outputs[r]) for r in reference.user_outputs},
-         "has no such user output"),
+         {r: (f"result {r}", reference_outputs[r]) for r in differentiable_results(reference)},
+         f"has no such user output, nor a copy-back of an argument marked {REQUIRES_GRAD}"),
         ("result", GRADIENT_OF, signature.gradient_results, outputs,
          {a: (f"argument {a}", reference_inputs[a]) for a in sorted(reference.requires_grad)},
          f"has no such argument marked {REQUIRES_GRAD}"),

@@ -92,19 +92,22 @@ WEIGHT_GRADIENT_ONLY = SCALE.replace(
 """``SCALE`` whose backward returns the gradient of ``w`` only."""
 
 DOUBLED_IN_PLACE = f"""
-hop.parameter @w : {T3}
 hop.entry forward @forward
 hop.entry backward @backward
-func.func @forward(%w: {T3} {{hop.parameter = @w, hop.requires_grad}}) -> ({T3}, {T3} {{hop.copy_back_to = 0 : i64}}) {{
-  %y = aten.mul.Scalar(%w) {{other = 2 : i64}} : ({T3}) -> {T3}
-  func.return %y, %y : {T3}, {T3}
+func.func @forward(%x: {T3} {{hop.requires_grad}}) -> ({T3}, {T3} {{hop.copy_back_to = 0 : i64}}) {{
+  %doubled = aten.mul.Scalar(%x) {{other = 2 : i64}} : ({T3}) -> {T3}
+  %y = aten.mul.Scalar(%doubled) {{other = 3 : i64}} : ({T3}) -> {T3}
+  func.return %y, %doubled : {T3}, {T3}
 }}
-func.func @backward(%ct: {T3} {{hop.cotangent_of = 0 : i64}}) -> ({T3} {{hop.gradient_of = 0 : i64}}) {{
-  %grad = aten.mul.Scalar(%ct) {{other = 2 : i64}} : ({T3}) -> {T3}
+func.func @backward(%ct: {T3} {{hop.cotangent_of = 0 : i64}}, %ct_x: {T3} {{hop.cotangent_of = 1 : i64}})
+    -> ({T3} {{hop.gradient_of = 0 : i64}}) {{
+  %tripled = aten.mul.Scalar(%ct) {{other = 3 : i64}} : ({T3}) -> {T3}
+  %total = aten.add.Tensor(%tripled, %ct_x) : ({T3}, {T3}) -> {T3}
+  %grad = aten.mul.Scalar(%total) {{other = 2 : i64}} : ({T3}) -> {T3}
   func.return %grad : {T3}
 }}
 """
-"""``w.mul_(2); return w`` on a parameter that requires grad."""
+"""``x.mul_(2); return x * 3`` on an input that requires grad: its new value takes a cotangent."""
 
 DECAYED = f"""
 hop.buffer @average : {T3}
@@ -280,9 +283,19 @@ def test_argument_not_differentiated_for_is_refused():
     assert raised.value.location is not None and raised.value.location.file == __file__
 
 
-def test_changed_input_that_requires_grad_is_refused():
-    with pytest.raises(HopcError, match="changes argument 0 of @forward in place, and it requires grad"):
-        TrainingCall(hopc.parse(DOUBLED_IN_PLACE))
+def test_changed_input_that_requires_grad_is_differentiated_as_in_eager():
+    """The input's new value is copied back under autograd: a gradient through a later use of the
+    input reaches the Function and the input's value on entry (Note [training call])."""
+    (a,) = _leaves(torch.randn(3))
+    x = a * 1
+    (y,) = TrainingCall(hopc.parse(DOUBLED_IN_PLACE))(x)
+    torch.testing.assert_close(x, a.detach() * 2)
+    ((y * torch.tensor([1.0, 2.0, 3.0])).sum() + (x * x).sum()).backward()
+    (b,) = _leaves(a.detach())
+    eager = b * 1
+    eager.mul_(2)
+    ((eager * 3 * torch.tensor([1.0, 2.0, 3.0])).sum() + (eager * eager).sum()).backward()
+    torch.testing.assert_close(a.grad, b.grad)
 
 
 def test_compile_runs_a_differentiated_module():

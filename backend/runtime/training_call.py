@@ -21,9 +21,9 @@ requires grad, applies one ``torch.autograd.Function``:
   ints) on ``ctx``; a saved value in the memory of an input the call changes
   (the input's value on entry, which the copy-back overwrites) is saved as a
   copy. It returns the user outputs and the copy-back values; every output
-  the backward takes no cotangent for (integer outputs, the copy-back
-  values) is marked non-differentiable (as an alias, where the same tensor is
-  also a differentiable output);
+  the backward takes no cotangent for (integer outputs, the copy-backs of
+  arguments not differentiated) is marked non-differentiable (as an alias,
+  where the same tensor is also a differentiable output);
 - its backward runs the backward entry on the saved values and one cotangent
   per ``hop.cotangent_of`` argument (autograd gives zeros for an output that
   got no gradient; a cotangent is made contiguous, as the entry's types
@@ -35,9 +35,12 @@ requires grad, applies one ``torch.autograd.Function``:
 As in AOTAutograd, a changed input's final value comes out of the Function
 and is copied into the caller's tensor with ``copy_`` afterwards, with grad
 mode on, so that autograd records the write (the tensor's version changes,
-and a later backward that saved its old value complains as in eager). The
-backward gives no gradient through a copy-back value, so a changed input
-must not require grad (refused when the call is built).
+and a later backward that saved its old value complains as in eager). Where
+the input is differentiated (a non-leaf that requires grad: eager refuses
+in-place changes of a leaf that does), its new value is a differentiable
+output of the Function, with a cotangent in the backward: a gradient reaching
+the caller's tensor after the call flows through ``copy_`` into the Function,
+and from there to the input's value on entry and to the other arguments.
 
 A call with grad mode off, or where nothing marked ``{hop.requires_grad}``
 requires grad, runs only the forward entry and drops the saved values. With
@@ -58,7 +61,7 @@ from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
 from hopc.backend.runtime.module_call import copy_back
 from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.frontend.errors import user_location
-from hopc.ir.diagnostics import HopcError, Location, location_of
+from hopc.ir.diagnostics import HopcError, Location
 from hopc.ir.module import entry_signature
 
 
@@ -77,10 +80,6 @@ class TrainingCall:
         chosen = executor_named(executor)
         self._run_forward = chosen.prepare(module, forward.function)
         self._run_backward = chosen.prepare(module, backward.function)
-        changed_requiring_grad = sorted(set(forward.copy_back.values()) & forward.requires_grad)
-        if changed_requiring_grad:
-            raise changed_input_requires_grad(f"argument {changed_requiring_grad[0]} of @{forward.name}",
-                                              location_of(forward.function))
         self._requires_grad = tuple(sorted(forward.requires_grad))
         self._argument_count = len(forward.arguments)
         copy_back_results = tuple(forward.copy_back)
@@ -185,12 +184,6 @@ def _storage(tensor: torch.Tensor) -> int:
 
 def _requires_grad(value: object) -> bool:
     return isinstance(value, torch.Tensor) and value.requires_grad
-
-
-def changed_input_requires_grad(what: str, location: Location | None) -> HopcError:
-    """A program changes ``what`` in place, which requires grad: the backward has no gradient through it."""
-    return HopcError(f"unsupported: the program changes {what} in place, and it requires grad; "
-                     "hopc differentiates no in-place change of a tensor that requires grad", location)
 
 
 def double_backward_unsupported() -> HopcError:

@@ -12,8 +12,10 @@ Output: the same module with ``hop.entry forward @forward`` and
   (user outputs, copy-backs), then the saved values ``{hop.saved = k}``; its
   attribute ``hop.saved_bytes`` reports their size (``#hop.expr<16*s0 + 8>``);
 - ``@backward`` takes the saved values, then one cotangent
-  ``{hop.cotangent_of = i}`` per user output ``i`` that depends on a
-  differentiated argument, and returns ``{hop.gradient_of = j}`` for each
+  ``{hop.cotangent_of = i}`` per result ``i`` that depends on a
+  differentiated argument and is a user output or the copy-back of a
+  differentiated argument (an input changed in place, which the caller
+  copies back under autograd: Note [training call]), and returns ``{hop.gradient_of = j}`` for each
   differentiated argument ``j`` whose gradient is not structurally zero (the
   caller takes a missing one as zero);
 - ``@joint`` takes the arguments and the cotangents and returns the results
@@ -39,7 +41,7 @@ from xdsl.passes import ModulePass
 from hopc.dialects.aten_builders import symbols_of
 from hopc.dialects.hop_module import COTANGENT_OF, GRADIENT_OF, SAVED, EntryOp
 from hopc.ir.diagnostics import op_error
-from hopc.ir.module import entry_functions
+from hopc.ir.module import differentiable_results, entry_functions
 from hopc.ir.signature import function_signature
 from hopc.ir.types import dim_attribute
 from hopc.passes.autograd.joint import JointBuilder
@@ -86,7 +88,7 @@ def _differentiate(module: ModuleOp, joint: bool, context: Context | None) -> Mo
     returned.erase()
     builder = JointBuilder(joint_block, [joint_block.args[i] for i in sorted(signature.requires_grad)],
                            module=module)
-    differentiated_outputs = [i for i in signature.user_outputs if builder.is_active(results[i])]
+    differentiated_outputs = [i for i in differentiable_results(signature) if builder.is_active(results[i])]
     if not differentiated_outputs:
         return module
     cotangents = [joint_block.insert_arg(results[i].type, len(joint_block.args))

@@ -24,7 +24,7 @@ from hopc.backend.interpreter import run_module
 from hopc.backend.runtime.entry_values import constant_tensor
 from hopc.dialects import hop
 from hopc.dialects.hop_module import ConstantOp
-from hopc.ir.module import entry_function, entry_signature
+from hopc.ir.module import differentiable_results, entry_function, entry_signature
 from hopc.ir.verify import verify_module
 from hopc.passes.autograd import differentiate
 from hopc.passes.autograd.hops.cond_recompute import COND_BACKWARD
@@ -101,13 +101,13 @@ def check_gradients(program, args: Sequence[torch.Tensor], *, dynamic_shapes=Non
     forward = entry_signature(module, "forward")
     backward = entry_signature(module, "backward")
     results = run_module(module, [v.clone() for v in values], function="forward")
-    outputs = [results[i] for i in forward.user_outputs]
-    cotangents = _cotangents(outputs, torch.Generator().manual_seed(0))
+    with_cotangent = differentiable_results(forward)  # user outputs, copy-backs of differentiated inputs
+    cotangents = _cotangents([results[i] for i in with_cotangent], torch.Generator().manual_seed(0))
     saved = {k: results[i] for k, i in forward.saved_results.items()}
     backward_args = []
     for role in backward.arguments:
         backward_args.append(saved[role.target] if role.kind == "hop.saved" else cotangents[
-            forward.user_outputs.index(role.target)])
+            with_cotangent.index(role.target)])
     gradients = run_module(module, backward_args, function="backward")
     ours = {backward.gradient_results[i]: g for i, g in enumerate(gradients)}
 
@@ -120,7 +120,7 @@ def check_gradients(program, args: Sequence[torch.Tensor], *, dynamic_shapes=Non
     for name, expected_outputs in references:
         if expected_outputs is None:
             continue
-        used = [(o, c) for o, c in zip([expected_outputs[i] for i in forward.user_outputs], cotangents)
+        used = [(o, c) for o, c in zip([expected_outputs[i] for i in with_cotangent], cotangents)
                 if c is not None and o.requires_grad]
         expected = torch.autograd.grad([o for o, _ in used], [leaves[i] for i in differentiable],
                                        [c for _, c in used], allow_unused=True, retain_graph=True)
@@ -161,4 +161,7 @@ def _eager(program, leaves, functional) -> list[torch.Tensor] | None:
     results = [None] * len(signature.results)
     for position, index in enumerate(signature.user_outputs):
         results[index] = flat[position]
+    for index, argument in signature.copy_back.items():  # an input's new value, changed in place
+        if argument in signature.user_inputs:
+            results[index] = inputs[signature.user_inputs.index(argument)]
     return results
