@@ -598,7 +598,7 @@ func.func @two_roles(%w: !hop.tensor<[4], f32> {hop.parameter = @weight, hop.buf
 // -----
 
 // A constant's value has the shape of its type.
-// expected-error @+1 {{'hop.constant' op @table value has shape [2], type says !hop.tensor<[3], f32>}}
+// expected-error @+1 {{'hop.constant' op @table value has type tensor<2xf32>, its type is !hop.tensor<[3], f32>}}
 hop.constant @table = dense<[1.0, 2.0]> : tensor<2xf32> : !hop.tensor<[3], f32>
 func.func @constant_shape_mismatch() {
   func.return
