@@ -1,7 +1,7 @@
 """Tensors as module constants and back: ``hop.constant`` and the values of globals.
 
 - ``constant_op(name, tensor)``: a ``hop.constant @name`` holding ``tensor``;
-- ``tensor_value(handle, tensor)``: the value attribute alone (for a
+- ``tensor_value(name, tensor)``: the value attribute alone (for a
   ``hop.parameter``'s or ``hop.buffer``'s value, too);
 - ``constant_tensor(op)``, ``global_value(op)``, ``value_tensor(value, type)``:
   the tensor a value holds;
@@ -17,31 +17,27 @@ Both hold the raw little-endian elements, so converting either way is one
 copy of the bytes (``torch.frombuffer``), never a Python list. Booleans are
 one byte each: xDSL's inline ``i1`` stores true as ``0xff``, MLIR's blobs as
 ``0x01``; reading takes any nonzero byte as true. A resource handle is the
-constant's name when that is free in the process's blob store, else the name
-with a numeric suffix (Note [one blob store]).
+constant's name made an identifier (``handle_for``: ``0.weight`` ->
+``_0.weight``), with a numeric suffix where the process's blob store holds
+other bytes under it (Note [one blob store]).
 """
 
 from __future__ import annotations
 
 import math
-import re
 
 import torch
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, DenseResourceAttr
 from xdsl.dialects.builtin import TensorType as BuiltinTensorType
 
 from hopc.dialects.hop_module import BufferOp, ConstantOp, ParameterOp
-from hopc.ir.resources import BLOBS, blob_data, encode_blob
+from hopc.ir.resources import BLOBS, blob_data, encode_blob, handle_for
 from hopc.ir.torch_values import dtype_of, element_type_of
 from hopc.ir.types import TensorType
 
 INLINE_ELEMENT_LIMIT = 64
 """The most elements a constant prints inline as ``dense<...>``; a larger one is a
 ``dense_resource`` (Note [constant values])."""
-
-SYMBOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
-"""A symbol name ``constant_op`` accepts: an MLIR bare identifier, which is also a valid
-resource handle."""
 
 TensorValue = DenseIntOrFPElementsAttr | DenseResourceAttr
 
@@ -52,33 +48,29 @@ def _raw_bytes(tensor: torch.Tensor) -> bytes:
     return flat.view(torch.uint8).numpy().tobytes()
 
 
-def tensor_value(handle: str, tensor: torch.Tensor) -> TensorValue:
+def tensor_value(name: str, tensor: torch.Tensor) -> TensorValue:
     """The value attribute holding ``tensor``'s elements: inline up to ``INLINE_ELEMENT_LIMIT``
-    elements, else a ``dense_resource`` whose handle is ``handle`` or, where that names other
-    bytes, ``handle`` with a suffix (Note [constant values]). ValueError for a dtype hopc's
-    types do not hold."""
+    elements, else a ``dense_resource`` whose handle is made from ``name`` (Note [constant
+    values]). ValueError for a dtype hopc's types do not hold."""
     shaped = BuiltinTensorType(element_type_of(tensor.dtype), list(tensor.shape))
     if tensor.numel() <= INLINE_ELEMENT_LIMIT:
         if tensor.dtype == torch.bool:  # xDSL's inline form of true is 0xff
             tensor = tensor.to(torch.int8).neg()
         return DenseIntOrFPElementsAttr(shaped, BytesAttr(_raw_bytes(tensor)))
     blob = encode_blob(_raw_bytes(tensor), tensor.element_size())
-    return DenseResourceAttr.from_params(BLOBS.intern(handle, blob), shaped)
-
-
-def _checked_name(name: str) -> str:
-    if not SYMBOL_NAME.fullmatch(name):
-        raise ValueError(f"constant name {name!r} is not a symbol name ({SYMBOL_NAME.pattern})")
-    return name
+    return DenseResourceAttr.from_params(BLOBS.intern(handle_for(name), blob), shaped)
 
 
 def constant_op(name: str, tensor: torch.Tensor) -> ConstantOp:
     """``hop.constant @name = <tensor's elements> : ...`` (Note [constant values]).
 
-    ValueError where ``name`` is not a bare symbol name or hopc's types do not hold
-    ``tensor``'s dtype. The op keeps a copy: later changes to ``tensor`` do not reach it.
+    ValueError where ``name`` is empty (a symbol name is any other string, printed quoted
+    where it is not an identifier: ``@"0.weight"``) or hopc's types do not hold ``tensor``'s
+    dtype. The op keeps a copy: later changes to ``tensor`` do not reach it.
     """
-    value = tensor_value(_checked_name(name), tensor)
+    if not name:
+        raise ValueError("a constant's name is a symbol name, which is never empty")
+    value = tensor_value(name, tensor)
     return ConstantOp(name, value, TensorType(tuple(tensor.shape), value.type.get_element_type()))
 
 

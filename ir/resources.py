@@ -36,6 +36,7 @@ they live as long as the store.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
@@ -45,6 +46,16 @@ from xdsl.ir import Attribute, Dialect
 
 BLOB_PREFIX_BYTES = 4
 """The ``uint32`` alignment that starts every blob."""
+
+HANDLE = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+"""A resource handle: an MLIR bare identifier, as the resource section spells its keys."""
+
+
+def handle_for(name: str) -> str:
+    """A handle made from any name: each character a handle may not hold becomes ``_``,
+    and ``_`` goes first where the name does not start as an identifier does."""
+    handle = re.sub(r"[^A-Za-z0-9_$.]", "_", name)
+    return handle if HANDLE.fullmatch(handle) else f"_{handle}"
 
 
 def encode_blob(data: bytes, alignment: int) -> bytes:
@@ -76,7 +87,8 @@ def parse_blob_text(text: str) -> bytes:
 class ResourceBlobs(OpAsmDialectInterface):
     """The process's resource blobs: handle -> blob (Note [one blob store]).
 
-    Invariant: a bound handle is never rebound. xDSL's parser calls
+    Invariant: a bound handle is never rebound, and every handle is a ``HANDLE``, so the
+    resource section prints it bare. xDSL's parser calls
     ``declare_resource`` and ``parse_resource``; hopc's parser calls
     ``intern`` itself, to rename instead of failing on a clash.
     """
@@ -87,7 +99,10 @@ class ResourceBlobs(OpAsmDialectInterface):
 
     def intern(self, handle: str, blob: bytes) -> str:
         """The handle that names ``blob``: ``handle`` when it is free or names equal bytes,
-        else the first free (or equal) ``handle_1``, ``handle_2``, ..."""
+        else the first free (or equal) ``handle_1``, ``handle_2``, ... ValueError where
+        ``handle`` is not a ``HANDLE``."""
+        if not HANDLE.fullmatch(handle):
+            raise ValueError(f"resource handle {handle!r} is not an identifier ({HANDLE.pattern})")
         candidate, counter = handle, 0
         while (bound := self._blobs.get(candidate)) is not None and bound != blob:
             counter += 1

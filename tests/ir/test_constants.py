@@ -94,9 +94,22 @@ def test_bool_blobs_hold_one_byte_per_element_as_mlir_writes_them():
     assert BLOBS.blob(value.resource_handle.data)[4:6] == b"\x01\x00"
 
 
-def test_constant_name_must_be_a_symbol_name():
-    with pytest.raises(ValueError, match="not a symbol name"):
-        constant_op("0bad name", torch.ones(2))
+def test_constant_name_must_not_be_empty():
+    with pytest.raises(ValueError, match="never empty"):
+        constant_op("", torch.ones(2))
+
+
+def test_a_name_that_is_no_identifier_is_quoted_and_its_handle_made_one():
+    op = constant_op("0.weight", torch.ones(100))
+    assert op.value.resource_handle.data == "_0.weight"
+    text = hopc.to_text(_module(op))
+    assert 'hop.constant @"0.weight" = dense_resource<_0.weight>' in text
+    assert hopc.to_text(hopc.parse(text)) == text
+
+
+def test_blob_store_refuses_a_handle_that_is_no_identifier():
+    with pytest.raises(ValueError, match="not an identifier"):
+        BLOBS.intern("a b", b"\x04\x00\x00\x00")
 
 
 def test_unsupported_dtype_is_a_value_error():
