@@ -2,9 +2,10 @@
 
 A region op runs its regions as its docstring in ``hopc.dialects.hop`` says,
 binding block arguments to the operand values themselves (no copies); ops on
-shape symbols compute on Python ints and bools; ``hop.get_constant`` reads its
-constant's tensor, converted from the IR once per ``hop.constant``
-(``constant_value``).
+shape symbols compute on Python ints and bools; ``hop.get_constant`` gives
+each read its own copy of its constant's tensor, which is converted from the
+IR once per ``hop.constant`` (``constant_value``): a copy costs one memcpy,
+and nothing a program or caller does to it reaches the shared tensor.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ _CONSTANT_TENSORS: WeakKeyDictionary[hop.ConstantOp, tuple[Attribute, torch.Tens
 
 def constant_value(op: hop.GetConstantOp) -> torch.Tensor:
     """The tensor ``op`` reads. Converted from the IR once per ``hop.constant`` (again only
-    when its value attribute is replaced), and shared by every read: the tensor is
-    read-only, as the op's docstring requires."""
+    when its value attribute is replaced) and shared: whoever hands it out must not let it
+    be written."""
     constant = op.referenced()
     if not isinstance(constant, hop.ConstantOp):
         raise interpreter_error(op, f"reads @{op.symbol}, which is not a hop.constant of the module")
@@ -144,7 +145,7 @@ class HopImpls:
 
     @impl(hop.GetConstantOp)
     def run_get_constant(self, op: hop.GetConstantOp, frame: Frame) -> list[object]:
-        return [constant_value(op)]
+        return [constant_value(op).clone()]
 
     # ----------------------------------------------------------------------- shape symbols
 

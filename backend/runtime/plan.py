@@ -15,6 +15,10 @@ prepared arguments:
   run under the symbols bound then;
 - a region op with a planner (``PLANNERS``: cond, while, wrap, checkpoint,
   the shape-symbol ops) runs its planned regions;
+- a ``hop.get_constant`` stores its constant's tensor, converted when the
+  function is planned and shared by every run; the function hands the caller
+  a copy of any result that shares a constant's storage, so what the caller
+  does to an output never reaches the constant;
 - any other op runs its reference implementation on a ``Frame`` holding just
   the values it and its regions read from outside, so every op is covered.
 
@@ -34,6 +38,7 @@ from collections import ChainMap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import torch
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
@@ -77,6 +82,8 @@ class Planner:
 
     def __init__(self) -> None:
         self.slots: dict[SSAValue, int] = {}
+        self.constants: list[torch.Tensor] = []
+        """The tensors of the constants its steps read, shared by every run."""
 
     def slot(self, value: SSAValue) -> int:
         return self.slots.setdefault(value, len(self.slots))
@@ -136,13 +143,24 @@ PLANNERS: dict[type[Operation], Callable[[Planner, Operation], Step]] = {}
 
 @dataclass(frozen=True)
 class FunctionPlan:
-    """A planned function: call it with its arguments, get its results."""
+    """A planned function: call it with its arguments, get its results.
+
+    Invariant: no result shares storage with a tensor in ``constant_storages``
+    (the constants the steps read; Note [planned execution]).
+    """
 
     body: BlockPlan
     slot_count: int
+    constant_storages: frozenset[int] = frozenset()
+    """The storage addresses of the constants the function reads."""
 
     def __call__(self, args: Sequence[object]) -> list[object]:
-        return self.body.run([None] * self.slot_count, args, {})
+        results = self.body.run([None] * self.slot_count, args, {})
+        if not self.constant_storages:
+            return results
+        return [result.clone() if isinstance(result, torch.Tensor)
+                and result.untyped_storage().data_ptr() in self.constant_storages else result
+                for result in results]
 
 
 def plan_function(function: FuncOp) -> FunctionPlan:
@@ -151,7 +169,8 @@ def plan_function(function: FuncOp) -> FunctionPlan:
 
     planner = Planner()
     body = planner.plan_region(function.body)
-    return FunctionPlan(body, len(planner.slots))
+    storages = frozenset(tensor.untyped_storage().data_ptr() for tensor in planner.constants)
+    return FunctionPlan(body, len(planner.slots), storages)
 
 
 def _binders(types: Sequence[object]) -> list[tuple[str, int, int | None]]:

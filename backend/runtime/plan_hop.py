@@ -84,8 +84,10 @@ def _plan_sym_binary(planner: Planner, op: hop.SymAddOp) -> Step:
 
 
 def _plan_get_constant(planner: Planner, op: hop.GetConstantOp) -> Step:
-    """The constant is converted when the function is planned; each run only stores it."""
+    """The constant is converted when the function is planned; each run only stores it
+    (the function copies it where it is a result: Note [planned execution])."""
     tensor, result = constant_value(op), planner.slot(op.result)
+    planner.constants.append(tensor)
 
     def step(values: Values, symbols: Symbols) -> None:
         values[result] = tensor

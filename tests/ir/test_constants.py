@@ -7,6 +7,7 @@ import torch
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DenseResourceAttr, ModuleOp
 
 import hopc
+from hopc.backend import interpreter_hop
 from hopc.backend.interpreter import run_module
 from hopc.backend.runtime import entry_values
 from hopc.backend.runtime.plan import plan_function
@@ -272,13 +273,31 @@ def test_interpreter_and_plan_run_get_constant(predicate):
     assert torch.equal(plan_function(entry_function(module))(args)[0], expected)
 
 
-def test_constant_is_converted_once_not_per_call():
-    module = hopc.parse(_function_reading(
+def _returning_constant() -> ModuleOp:
+    return hopc.parse(_function_reading(
         "c", "!hop.tensor<[2], f32>",
         "hop.constant @c = dense<[1.0, 2.0]> : tensor<2xf32> : !hop.tensor<[2], f32>"))
-    assert run_module(module, [])[0] is run_module(module, [])[0]
+
+
+def test_constant_is_converted_once_not_per_call(monkeypatch):
+    conversions = []
+    monkeypatch.setattr(interpreter_hop, "constant_tensor",
+                        lambda op: conversions.append(op) or constant_tensor(op))
+    module = _returning_constant()
+    for _ in range(3):
+        run_module(module, [])
     plan = plan_function(entry_function(module))
-    assert plan([])[0] is plan([])[0]
+    for _ in range(3):
+        plan([])
+    assert len(conversions) == 1
+
+
+@pytest.mark.parametrize("run", ["interpreter", "planned"])
+def test_writing_an_output_does_not_change_the_constant(run):
+    module = _returning_constant()
+    call = plan_function(entry_function(module)) if run == "planned" else lambda args: run_module(module, args)
+    call([])[0].add_(10)
+    assert torch.equal(call([])[0], torch.tensor([1.0, 2.0]))
 
 
 def test_interpreter_reads_a_replaced_value_afresh():
