@@ -31,13 +31,17 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, DenseReso
 from xdsl.dialects.builtin import TensorType as BuiltinTensorType
 
 from hopc.dialects.hop_module import BufferOp, ConstantOp, ParameterOp
-from hopc.ir.resources import BLOBS, blob_data, encode_blob, handle_for
+from hopc.ir.resources import BLOBS, HANDLE, blob_data, encode_blob, handle_for
 from hopc.ir.torch_values import dtype_of, element_type_of
 from hopc.ir.types import TensorType
 
 INLINE_ELEMENT_LIMIT = 64
 """The most elements a constant prints inline as ``dense<...>``; a larger one is a
 ``dense_resource`` (Note [constant values])."""
+
+SYMBOL_NAME = HANDLE
+"""A bare symbol name, printed unquoted (``@lin.weight``) and usable as a resource handle as
+it is. Any other non-empty name is a symbol name too, printed quoted (``@"0.weight"``)."""
 
 TensorValue = DenseIntOrFPElementsAttr | DenseResourceAttr
 
