@@ -217,7 +217,8 @@ def test_carried_values_feeding_each_other():
 
 
 class _Rows(TorchDispatchMode):
-    """Records the rows (dim 0) of every ``aten.repeat`` result: the backward's buffers."""
+    """Records the rows (dim 0) of every ``aten.repeat`` and ``aten.new_zeros`` result: the
+    backward's buffers (the snapshots, then each segment's residuals)."""
 
     def __init__(self):
         super().__init__()
@@ -225,7 +226,7 @@ class _Rows(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         result = func(*args, **(kwargs or {}))
-        if func is torch.ops.aten.repeat.default:
+        if func in (torch.ops.aten.repeat.default, torch.ops.aten.new_zeros.default):
             self.rows.append(result.size(0))
         return result
 
@@ -243,7 +244,8 @@ def test_memory_is_sqrt_of_trip_count(rnn, trips):
     saved_bytes = sum(v.numel() * v.element_size() for v in saved)
     assert saved_bytes == 3 * 4 * 8 + 8 + 4 * 4 * 8 + 4 * 8 + 8
     root = math.isqrt(trips)
-    # two carried values (i, h): sweep 1's [T/k] snapshots, then one [k] segment per segment
+    # two carried values (i, h): sweep 1's [T/k] snapshots, then per segment one [k] buffer per
+    # residual of the body's step (Note [while backward]): h (for w's gradient) and tanh's output
     assert rows[:2] == [root, root]
     assert set(rows[2:]) == {root} and len(rows[2:]) == 2 * root
 
@@ -295,3 +297,60 @@ def test_random_body_is_an_error():
 def test_checkpoint_every_must_be_positive():
     with pytest.raises(HopcError, match="'hop.checkpoint_every' must be an integer >= 1"):
         differentiated(Rnn(), [torch.randn(2, 4, dtype=torch.float64), torch.tensor(2)], every=0)
+
+
+class _Counted(TorchDispatchMode):
+    """Counts the calls of one ATen op."""
+
+    def __init__(self, op):
+        super().__init__()
+        self.op, self.calls = op, 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls += func is self.op
+        return func(*args, **(kwargs or {}))
+
+
+def test_three_body_forwards_per_iteration(rnn):
+    # Note [while backward]: the forward, sweep 1 (up to the last snapshot) and the segment's
+    # recompute run the body's tanh; its backward reads the stacked tanh output instead.
+    program, h, (functional, module) = rnn
+    trips = 16
+    values = [v.detach().clone() for v in entry_values(program, [h, torch.tensor(trips)], functional)]
+    with _Counted(torch.ops.aten.tanh.default) as counted:
+        ours(module, values, [torch.ones(3, 4, dtype=torch.float64), None])
+    assert counted.calls == trips + (trips - 4) + trips  # k = 4: sweep 1 stops at the last snapshot
+
+
+class Sparse(torch.nn.Module):
+    """A body whose residual has a size of its own (the count of positive entries): each
+    iteration's may differ, so the body's joint is used instead of stacked residuals."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(4, dtype=torch.float64))
+
+    def forward(self, h, n):
+        def body(i, h):
+            positive = h[h > 0]
+            return i + 1, (h * self.w).sin() + (positive * positive).sum()
+
+        return (while_loop(lambda i, h: i < n, body, (torch.zeros((), dtype=torch.int64), h))[1],)
+
+    def unrolled(self, parameters, h, n):
+        for _ in range(int(n)):
+            positive = h[h > 0]
+            h = (h * parameters["w"]).sin() + (positive * positive).sum()
+        return (h,)
+
+
+def test_body_with_a_size_of_its_own_uses_its_joint():
+    torch.manual_seed(5)
+    program = Sparse()
+    h = torch.randn(4, dtype=torch.float64)
+    functional, module = differentiated(program, [h, torch.tensor(3)])
+    names = {op.sym_name.data for op in module.ops if isinstance(op, hop.SubgraphOp)}
+    assert any(name.endswith("_body_joint") for name in names)
+    assert not any(name.endswith("_body_backward") for name in names)
+    for trips in (0, 1, 5):
+        check(program, functional, module, [h, torch.tensor(trips)], eager_while=False)

@@ -6,9 +6,10 @@
 // value h, the loop-invariant n and w, and the count. The backward reads the
 // count and k = ceil(sqrt(T)) with two hop.items (its host syncs), snapshots
 // every k-th carried value in sweep 1 into [ceil(T/k), ...] buffers, then walks
-// the segments backwards in sweep 2: a loop recomputes the segment into [k, ...]
-// buffers, a second loop runs the body's joint over it, last step first. The
-// body and its joint are subgraphs called from every sweep.
+// the segments backwards in sweep 2: a loop reruns the body's forward over the
+// segment, stacking its residuals (h and tanh's output) in [k, ...] buffers, a
+// second loop runs the body's backward on them, last step first. The body,
+// its forward and its backward are subgraphs called from the sweeps.
 
 // CHECK-LABEL: builtin.module
 // CHECK:      hop.symbol @s0 backed [2, oo] hint 3
@@ -17,8 +18,11 @@
 // CHECK:      hop.subgraph @[[BODY:while_i_body]] {
 // CHECK:        aten.tanh
 // CHECK:        hop.yield %next, %t
-// CHECK:      hop.subgraph @[[JOINT:while_i_body_joint]] {
-// CHECK-NEXT: ^bb0(%bi: !hop.tensor<[], i64>, %bh: !hop.tensor<[s0, 4], f32>, %bn: !hop.tensor<[], i64>, %bw: !hop.tensor<[4, 4], f32>, %tangent: !hop.tensor<[s0, 4], f32>):
+// CHECK:      hop.subgraph @[[FORWARD:while_i_body_forward]] {
+// CHECK:        hop.yield %next, %tanh, %bh, %tanh :
+// CHECK:      hop.subgraph @[[BACKWARD:while_i_body_backward]] {
+// CHECK-NEXT: ^bb0(%bh: !hop.tensor<[s0, 4], f32>, %bw: !hop.tensor<[4, 4], f32>, %tanh: !hop.tensor<[s0, 4], f32>, %tangent: !hop.tensor<[s0, 4], f32>):
+// CHECK-NOT:    aten.tanh(
 // CHECK:        aten.tanh_backward
 // CHECK:      func.func @forward(
 // CHECK-SAME:   -> (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32> {hop.saved = 0 : i64}, !hop.tensor<[], i64> {hop.saved = 1 : i64}, !hop.tensor<[4, 4], f32> {hop.saved = 2 : i64}, !hop.tensor<[], i64> {hop.saved = 3 : i64})
@@ -39,12 +43,15 @@
 // CHECK:            aten.index_put
 // CHECK:        hop.while(%segment, %tangent, %gradient)
 // CHECK:          %length = aten.minimum
-// CHECK:          aten.repeat({{.*}}) {repeats = [#hop.expr<[[K]]>, 1 : i64, 1 : i64]} : {{.*}} -> !hop.tensor<[[[K]], s0, 4], f32>
+// CHECK:          aten.new_zeros({{.*}}) {size = [#hop.expr<[[K]]>, #hop.expr<s0>, 4 : i64], dtype = f32} : {{.*}} -> !hop.tensor<[[[K]], s0, 4], f32>
+// CHECK:          aten.new_zeros({{.*}}) {size = [#hop.expr<[[K]]>, #hop.expr<s0>, 4 : i64], dtype = f32} : {{.*}} -> !hop.tensor<[[[K]], s0, 4], f32>
 // CHECK:          hop.while(
-// CHECK:            hop.invoke_subgraph @[[BODY]](
+// CHECK:            hop.invoke_subgraph @[[FORWARD]](
+// CHECK:            aten.index_put
 // CHECK:            aten.index_put
 // CHECK:          hop.while(
-// CHECK:            hop.invoke_subgraph @[[JOINT]](
+// CHECK-NOT:        hop.invoke_subgraph @[[BODY]](
+// CHECK:            hop.invoke_subgraph @[[BACKWARD]](
 // CHECK:            aten.add.Tensor
 // CHECK:        func.return %tangent_{{[0-9]+}}, %gradient_{{[0-9]+}}
 
@@ -70,7 +77,7 @@ builtin.module {
 // -----
 
 // hop.checkpoint_every fixes k = 4: one host sync (the count), constant [4, 3]
-// segment buffers, [(T + 3) // 4, 3] snapshots. The attribute is not carried
+// segment buffers (of the residual, here the carried value exp reads), [(T + 3) // 4, 3] snapshots. The attribute is not carried
 // over to the forward loop.
 
 // CHECK-LABEL: builtin.module
@@ -85,7 +92,7 @@ builtin.module {
 // CHECK-NOT:     aten.sqrt
 // CHECK:         %checkpoint_every = aten.full() {size = [], fill_value = 4 : i64, dtype = i64
 // CHECK:         aten.repeat({{.*}}) {repeats = [#hop.expr<([[T]] + 3) // 4>, 1 : i64]
-// CHECK:         aten.repeat({{.*}}) {repeats = [4 : i64, 1 : i64]} : (!hop.tensor<[1, 3], f32>) -> !hop.tensor<[4, 3], f32>
+// CHECK:         aten.new_zeros({{.*}}) {size = [4 : i64, 3 : i64], dtype = f32} : {{.*}} -> !hop.tensor<[4, 3], f32>
 
 builtin.module {
   func.func @forward(%h: !hop.tensor<[3], f32> {hop.requires_grad}, %n: !hop.tensor<[], i64>) -> !hop.tensor<[3], f32> {

@@ -13,26 +13,33 @@ carries instead:
 - backward (``hopc.passes.autograd.hops.while_sweeps``): sweep 1 reruns the
   loop from the initial carried values and keeps the carried values entering
   every k-th iteration in ``[ceil(T/k), ...]`` buffers; sweep 2 walks the
-  segments last to first: it recomputes the segment's carried values into
-  ``[k, ...]`` buffers, then applies the body's joint from the segment's end
-  to its start, carrying the cotangents of the carried values and
-  accumulating the gradients of the loop-invariant operands as extra carried
-  values.
+  segments last to first: it reruns the segment's steps with the body's
+  forward, stacking each step's residuals (what the min-cut of the body's
+  joint saves, ``region_pair``) in ``[k, ...]`` buffers, then applies the
+  body's backward from the segment's end to its start, carrying the
+  cotangents of the carried values and accumulating the gradients of the
+  loop-invariant operands as extra carried values. (Residuals that are
+  loop-invariant operands are passed, not stacked.)
 
-The body (``@<name>_body``) and its joint (``@<name>_body_joint``: the body's
-arguments and the cotangents of its yields -> the gradients of the
-differentiated arguments, ``region_joint``) are ``hop.subgraph``s called from
-every sweep. k is ``hop.checkpoint_every`` on the forward ``hop.while`` when
-set, else ceil(sqrt(T)) computed at run time (at least 1).
+The body (``@<name>_body``), its forward (``@<name>_body_forward``: the
+body's arguments -> its yields, then the residuals) and its backward
+(``@<name>_body_backward``: the residuals and the cotangents of its yields ->
+the gradients of the differentiated arguments) are ``hop.subgraph``s called
+from the sweeps. A body with a residual that cannot be stacked (a size, or a
+tensor whose shape names a size the body defines, which may differ between
+iterations) uses its joint instead (``@<name>_body_joint``, ``region_joint``):
+the segment buffers then hold carried values, and the joint reruns the
+step's forward ops its backward reads. k is ``hop.checkpoint_every`` on the
+forward ``hop.while`` when set, else ceil(sqrt(T)) computed at run time (at
+least 1).
 
-Memory: ceil(T/k) + k copies of the carried values (2 sqrt(T) by default)
-live at once, against T in PyTorch; the forward saves none of the loop's
-intermediate values. Time: per iteration the body runs in the forward, in
-sweep 1 and in the segment's recompute (slightly fewer than T times each),
-and the body's joint runs once, rerunning the forward ops its backward reads
-(a region joint saves nothing): at most four body forwards and one body
-backward per iteration. (Saving the joint's residuals, ``region_pair``, in
-the segment buffers instead of the carried values would make it three.)
+Memory: ceil(T/k) snapshots of the carried values and k steps' residuals (2
+sqrt(T) carries' worth by default when a step's residuals are about one
+carry) live at once, against T in PyTorch; the forward saves none of the
+loop's intermediate values. Time: per iteration the body's forward runs three
+times (the forward, sweep 1, the segment's recompute) and its backward once.
+With the joint form the segment's recompute is one step shorter and the joint
+reruns the forward ops: at most four body forwards per iteration.
 
 Host syncs: two ``hop.item``s at the start of the backward read T (the
 forward's count) and k (``max(ceil(sqrt(T)), 1)``, computed on the CPU from
@@ -49,17 +56,17 @@ snapshotted and fed to the body like the others, and get no gradient.
 from __future__ import annotations
 
 import torch
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from hopc.dialects import hop
 from hopc.dialects.aten_builders import build_aten
 from hopc.ir.diagnostics import op_error
-from hopc.ir.types import DTYPES, TensorType
+from hopc.ir.types import DTYPES, TensorType, free_symbols_of_types, shape_symbols
 from hopc.passes.autograd.hops.outlining import add_subgraph, draws_random_numbers, module_of
-from hopc.passes.autograd.hops.while_sweeps import LoopPlan, emit_backward
+from hopc.passes.autograd.hops.while_sweeps import JointStep, LoopPlan, PairStep, emit_backward
 from hopc.passes.autograd.joint import JointBuilder, is_floating, loop_active_arguments
-from hopc.passes.autograd.regions import cloned_block, region_joint
+from hopc.passes.autograd.regions import RegionPair, cloned_block, region_joint, region_pair
 from hopc.passes.autograd.rules import backward_rule_for
 from hopc.passes.autograd.symbols import fresh_symbol
 
@@ -91,9 +98,12 @@ def while_backward(builder: JointBuilder, op: hop.WhileOp, cotangents: list[SSAV
     name = _base_name(op)
     body = op.body_region.block
     body_subgraph = add_subgraph(module, f"{name}_body", cloned_block(body))
-    joint = region_joint(body, [*active_carried, *(len(carried) + i for i in active_additional)],
-                         active_carried, parent=builder)
-    joint_subgraph = add_subgraph(module, f"{name}_body_joint", joint.block)
+    differentiated = [*active_carried, *(len(carried) + i for i in active_additional)]
+    pair = region_pair(body, differentiated, active_carried, parent=builder)
+    step = _stacked_step(module, name, op, pair)
+    if step is None:
+        joint = region_joint(body, differentiated, active_carried, parent=builder)
+        step = JointStep(add_subgraph(module, f"{name}_body_joint", joint.block))
     counted, zero = _counted(op)
     builder.insert_forward(zero, before=op)
     builder.insert_forward(counted, before=op)
@@ -101,13 +111,39 @@ def while_backward(builder: JointBuilder, op: hop.WhileOp, cotangents: list[SSAV
     trips = fresh_symbol(module)
     per_checkpoint = every if every is not None else fresh_symbol(module)  # >= 1 when read
     plan = LoopPlan(op, carried, additional, counted.results[-1], active_carried, active_additional,
-                    body_subgraph, joint_subgraph, trips, per_checkpoint)
+                    body_subgraph, step, trips, per_checkpoint)
     carried_gradients, additional_gradients = emit_backward(builder, plan, cotangents)
     for j, gradient in zip(active_carried, carried_gradients, strict=True):
         gradients[j] = gradient
     for i, gradient in zip(active_additional, additional_gradients, strict=True):
         gradients[len(carried) + i] = gradient
     return gradients
+
+
+def _stacked_step(module: ModuleOp, name: str, op: hop.WhileOp, pair: RegionPair) -> PairStep | None:
+    """The body's forward and backward as subgraphs whose residuals stack in segment buffers, or
+    None where a residual cannot: a size, or a tensor whose shape names a size the body defines
+    (each iteration's may differ)."""
+    outer = free_symbols_of_types([v.type for v in op.operands])
+    forward, backward = pair.forward, pair.backward
+    terminator = forward.last_op
+    assert isinstance(terminator, hop.YieldOp)
+    invariant_start = len(op.carried)
+    values = list(terminator.values)
+    sources: list[int | None] = []
+    for value in values[len(op.carried):]:
+        if isinstance(value, BlockArgument) and value.owner is forward and value.index >= invariant_start:
+            sources.append(value.index - invariant_start)
+        elif isinstance(value.type, TensorType) and shape_symbols(value.type.shape) <= outer:
+            sources.append(None)
+        else:
+            return None
+    stacked = [v for v, source in zip(values[len(op.carried):], sources, strict=True) if source is None]
+    terminator.detach()
+    terminator.erase()
+    forward.add_op(hop.YieldOp(*values[:len(op.carried)], *stacked))
+    return PairStep(add_subgraph(module, f"{name}_body_forward", forward),
+                    add_subgraph(module, f"{name}_body_backward", backward), tuple(sources))
 
 
 def _checkpoint_every(op: hop.WhileOp) -> int | None:

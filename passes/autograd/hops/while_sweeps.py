@@ -12,15 +12,21 @@
     s, ct, ga = S - 1, cotangents, zeros
     while s >= 0:                                           # sweep 2, segment s
         length = min(k, T - s * k)
-        c = snapshots[s]; segment = [repeat(c, k)]          # [k, ...] per carried value
+        c = snapshots[s]; residuals = [zeros(k, ...)]       # [k, ...] per residual
         i = 0
-        while i < length - 1:                               # recompute the segment
-            c = body(c); i += 1; segment[i] = c
+        while i < length:                                   # recompute the segment
+            c, r = body_forward(c); residuals[i] = r; i += 1
         i = length - 1
         while i >= 0:                                       # the body's backward, last step first
-            ct, g = body_joint(segment[i], ct); ga += g; i -= 1
+            ct, g = body_backward(residuals[i], ct); ga += g; i -= 1
         s -= 1
     gradients = ct (of the initial carried values), ga (of the loop-invariant operands)
+
+That is the ``PairStep`` form: the body split at its residuals by the
+min-cut (``region_pair``). A body with a residual that cannot be stacked (a
+size, or a shape naming a size the body defines) takes the ``JointStep`` form
+instead: the segment buffers hold the carried values entering each step and
+``body_joint(carried, ct)`` reruns the step's forward ops its backward reads.
 
 Every carried value is snapshotted (integer ones too: the body reads them);
 only the differentiated ones get cotangents. The loop counters are 0-d i64
@@ -39,6 +45,7 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from hopc.dialects import hop
 from hopc.dialects.aten_builders import build_aten
+from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import Dim, SymIntType, TensorType, canonical_dim
 from hopc.passes.autograd.hops.outlining import call
 from hopc.passes.autograd.joint import JointBuilder
@@ -48,6 +55,31 @@ _CPU = torch.device("cpu")
 Values = Sequence[SSAValue]
 LoopRegion = Callable[["Writer", list[BlockArgument], list[BlockArgument]], Sequence[SSAValue]]
 """Builds a loop region: (writer, carried arguments, additional arguments) -> its yields."""
+
+
+@dataclass(frozen=True)
+class PairStep:
+    """The body's step split at its residuals (``region_pair``): sweep 2 recomputes a segment
+    with ``forward``, stacking the residuals, and walks it back with ``backward``."""
+
+    forward: hop.SubgraphOp
+    """carried, invariant -> the next carried values, then the stacked residuals."""
+    backward: hop.SubgraphOp
+    """residuals, cotangents of the active carried values -> their gradients, then those of the
+    active invariant operands."""
+    sources: tuple[int | None, ...]
+    """Per residual argument of ``backward``: the invariant operand it is, or None (the next
+    stacked residual)."""
+
+
+@dataclass(frozen=True)
+class JointStep:
+    """The body's joint (``region_joint``), for a body whose residuals cannot be stacked: sweep 2
+    stacks the carried values and the joint reruns the body's forward ops its backward reads."""
+
+    joint: hop.SubgraphOp
+    """carried, invariant, cotangents of the active carried values -> their gradients, then
+    those of the active invariant operands."""
 
 
 @dataclass(frozen=True)
@@ -68,9 +100,8 @@ class LoopPlan:
     """The invariant positions whose gradients the backward accumulates."""
     body: hop.SubgraphOp
     """The body: carried values, invariant operands -> the next carried values."""
-    joint: hop.SubgraphOp
-    """The body's joint: carried, invariant, cotangents of the active carried values -> their
-    gradients, then those of the active invariant operands."""
+    step: PairStep | JointStep
+    """How sweep 2 differentiates one iteration."""
     trip_symbol: str
     every: int | str
     """k: a constant, or the symbol that the backward reads with ``hop.item``."""
@@ -231,7 +262,7 @@ def _sweep_snapshots(top: Writer, plan: LoopPlan, segment_count: Dim, last_segme
 
 def _segment_backward(w: Writer, plan: LoopPlan, c: list[BlockArgument], a: list[BlockArgument]
                       ) -> list[SSAValue]:
-    """Sweep 2's body for segment ``c[0]``: recompute it, then run the joint over it backwards."""
+    """Sweep 2's body for segment ``c[0]``: recompute it, then run its steps' backward in reverse."""
     count, differentiated = len(plan.initial), len(plan.active_carried)
     segment, carried_cotangents, invariant_gradients = c[0], c[1:1 + differentiated], c[1 + differentiated:]
     snapshots, invariant, trips, every = a[:count], a[count:-2], a[-2], a[-1]
@@ -239,22 +270,15 @@ def _segment_backward(w: Writer, plan: LoopPlan, c: list[BlockArgument], a: list
     length = w.aten("aten.minimum", [every, w.aten("aten.sub.Tensor", [trips, first])], "length")
     last = w.aten("aten.sub.Scalar", [length], "step", other=1)
     start = [w.row(snapshot, segment) for snapshot in snapshots]
-    buffers = [w.repeated(value, plan.every, "recomputed") for value in start]
-
-    def recompute(r: Writer, rc: list[BlockArgument], ra: list[BlockArgument]) -> list[SSAValue]:
-        step, carried, buffers = rc[0], rc[1:1 + count], rc[1 + count:]
-        following = r.call(plan.body, [*carried, *ra[:-1]])
-        step = r.aten("aten.add.Scalar", [step], "step", other=1)
-        return [step, *following, *(r.put(b, step, v) for b, v in zip(buffers, following, strict=True))]
-
-    recomputed = w.loop([w.counter(), *start, *buffers], [*invariant, last],
-                        lambda r, rc, ra: r.aten("aten.lt.Tensor", [rc[0], ra[-1]]), recompute)
-    buffers = recomputed[1 + count:]
+    if isinstance(plan.step, PairStep):
+        buffers, step_backward = _recompute_residuals(w, plan, plan.step, start, invariant, length)
+    else:
+        buffers, step_backward = _recompute_carried(w, plan, plan.step, start, invariant, last)
 
     def backward(r: Writer, rc: list[BlockArgument], ra: list[BlockArgument]) -> list[SSAValue]:
         step, cotangents, accumulated = rc[0], rc[1:1 + differentiated], rc[1 + differentiated:]
-        values = [r.row(buffer, step) for buffer in ra[:count]]
-        gradients = r.call(plan.joint, [*values, *ra[count:], *cotangents])
+        rows = [r.row(buffer, step) for buffer in ra[:len(buffers)]]
+        gradients = step_backward(r, rows, ra[len(buffers):], cotangents)
         added = [r.aten("aten.add.Tensor", [total, g], "gradient") for total, g in
                  zip(accumulated, gradients[differentiated:], strict=True)]
         return [r.aten("aten.sub.Scalar", [step], "step", other=1), *gradients[:differentiated], *added]
@@ -262,3 +286,65 @@ def _segment_backward(w: Writer, plan: LoopPlan, c: list[BlockArgument], a: list
     walked = w.loop([last, *carried_cotangents, *invariant_gradients], [*buffers, *invariant],
                     lambda r, rc, ra: r.aten("aten.ge.Scalar", [rc[0]], other=0), backward)
     return [w.aten("aten.sub.Scalar", [segment], "segment", other=1), *walked[1:]]
+
+
+StepBackward = Callable[[Writer, list[SSAValue], list[BlockArgument], list[BlockArgument]], list[SSAValue]]
+"""(writer, one step's rows of the segment buffers, invariant operands, cotangents) -> gradients."""
+
+
+def _recompute_residuals(w: Writer, plan: LoopPlan, step: PairStep, start: list[SSAValue],
+                         invariant: list[BlockArgument], length: SSAValue
+                         ) -> tuple[list[SSAValue], StepBackward]:
+    """The segment's residuals, step i's at row i of [k, ...] buffers: its ``length`` steps run
+    the body's forward once each (the last one's carried values are the next segment's start)."""
+    count = len(plan.initial)
+    forward_block = step.forward.body.block
+    terminator = forward_block.last_op
+    assert isinstance(terminator, hop.YieldOp)
+    buffers = []
+    for residual in terminator.values[count:]:
+        type_ = residual.type
+        assert isinstance(type_, TensorType)
+        like = next((v for v in start if v.type.element_type == type_.element_type), start[0])  # its device
+        buffers.append(w.aten("aten.new_zeros", [like], "residuals", size=[plan.every, *type_.shape],
+                              dtype=dtype_of(type_.element_type)))
+
+    def recompute(r: Writer, rc: list[BlockArgument], ra: list[BlockArgument]) -> list[SSAValue]:
+        index, carried, stacked = rc[0], rc[1:1 + count], rc[1 + count:]
+        results = r.call(step.forward, [*carried, *ra[:-1]])
+        stacked = [r.put(b, index, v) for b, v in zip(stacked, results[count:], strict=True)]
+        return [r.aten("aten.add.Scalar", [index], "step", other=1), *results[:count], *stacked]
+
+    recomputed = w.loop([w.counter(), *start, *buffers], [*invariant, length],
+                        lambda r, rc, ra: r.aten("aten.lt.Tensor", [rc[0], ra[-1]]), recompute)
+
+    def step_backward(r: Writer, rows: list[SSAValue], invariant: list[BlockArgument],
+                      cotangents: list[BlockArgument]) -> list[SSAValue]:
+        stacked = iter(rows)
+        residuals = [next(stacked) if source is None else invariant[source] for source in step.sources]
+        return r.call(step.backward, [*residuals, *cotangents])
+
+    return recomputed[1 + count:], step_backward
+
+
+def _recompute_carried(w: Writer, plan: LoopPlan, step: JointStep, start: list[SSAValue],
+                       invariant: list[BlockArgument], last: SSAValue) -> tuple[list[SSAValue], StepBackward]:
+    """The carried values entering each of the segment's steps in [k, ...] buffers (the body runs
+    ``length - 1`` times); the joint reruns each step's forward ops in the walk back."""
+    count = len(plan.initial)
+    buffers = [w.repeated(value, plan.every, "recomputed") for value in start]
+
+    def recompute(r: Writer, rc: list[BlockArgument], ra: list[BlockArgument]) -> list[SSAValue]:
+        index, carried, buffers = rc[0], rc[1:1 + count], rc[1 + count:]
+        following = r.call(plan.body, [*carried, *ra[:-1]])
+        index = r.aten("aten.add.Scalar", [index], "step", other=1)
+        return [index, *following, *(r.put(b, index, v) for b, v in zip(buffers, following, strict=True))]
+
+    recomputed = w.loop([w.counter(), *start, *buffers], [*invariant, last],
+                        lambda r, rc, ra: r.aten("aten.lt.Tensor", [rc[0], ra[-1]]), recompute)
+
+    def step_backward(r: Writer, rows: list[SSAValue], invariant: list[BlockArgument],
+                      cotangents: list[BlockArgument]) -> list[SSAValue]:
+        return r.call(step.joint, [*rows, *invariant, *cotangents])
+
+    return recomputed[1 + count:], step_backward
