@@ -37,8 +37,9 @@ from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.backend.runtime.training_call import TrainingCall
 from hopc.frontend.aten_lowering import lower_to_aten
 from hopc.frontend.dynamo_capture import graph_fake_mode, lift_tensor_attributes
-from hopc.frontend.errors import unsupported, user_location
+from hopc.frontend.errors import user_location
 from hopc.frontend.module_import import BUFFER, PARAMETER, EntryArgument, import_module
+from hopc.frontend.no_grad_spans import detach_no_grad_spans
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.module import entry_functions, entry_signature
@@ -111,6 +112,8 @@ def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list, *,
     lifted = _lifted_arguments(lift_tensor_attributes(graph_module, None, fake_mode))
     graph_module.recompile()
     aten_graph = lower_to_aten(graph_module, [a.example for a in arguments + lifted], fake_mode)
+    if any(a.requires_grad for a in arguments + lifted):
+        detach_no_grad_spans(aten_graph, [a.requires_grad for a in arguments + lifted])
     constants = _lifted_arguments(lift_tensor_attributes(aten_graph, None, fake_mode))
     entry_arguments = arguments + lifted + constants
     _check_gradients_can_be_given(entry_arguments)
@@ -122,7 +125,6 @@ def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list, *,
     _check_no_mutated_input_shares_memory(changed, entry_arguments)
     if not any(a.requires_grad for a in entry_arguments):
         return ModuleCall(module, trailing, aliases, executor=executor, check_grad=False)
-    _check_grad_mode_unchanged(aten_graph)
     _check_changed_inputs_take_no_gradient(changed, entry_arguments)
     return differentiated_call(module, trailing, aliases, executor=executor)
 
@@ -152,20 +154,6 @@ def _check_gradients_can_be_given(arguments: list[EntryArgument]) -> None:
             raise HopcError(f"unsupported: the {argument.role.removeprefix('hop.')} "
                             f"'{argument.name}' requires grad; hopc differentiates user inputs "
                             "and parameters", user_location(traceback.extract_stack()))
-
-
-def _check_grad_mode_unchanged(aten_graph: torch.fx.GraphModule) -> None:
-    """Raises where a graph to differentiate switches grad mode (``torch.no_grad()`` inside the program).
-
-    The import drops grad-mode switches, which change no forward value, so the
-    module no longer says which values autograd would not record.
-    """
-    for graph_module in aten_graph.modules():
-        if not isinstance(graph_module, torch.fx.GraphModule):
-            continue
-        for node in graph_module.graph.find_nodes(op="call_function", target=torch._C._set_grad_enabled):
-            raise unsupported(node, "torch.no_grad() or torch.enable_grad() inside a program hopc "
-                                    "differentiates; use .detach() instead")
 
 
 def _check_changed_inputs_take_no_gradient(changed_arguments: Iterable[int],

@@ -40,7 +40,10 @@ the input is differentiated (a non-leaf that requires grad: eager refuses
 in-place changes of a leaf that does), its new value is a differentiable
 output of the Function, with a cotangent in the backward: a gradient reaching
 the caller's tensor after the call flows through ``copy_`` into the Function,
-and from there to the input's value on entry and to the other arguments.
+and from there to the input's value on entry and to the other arguments. A
+new value that takes no gradient (a buffer's, or a parameter's changed under
+``torch.no_grad()``, Note [no-grad spans]) is copied back under
+``torch.no_grad()``, which autograd does not record, as in eager.
 
 A call with grad mode off, or where nothing marked ``{hop.requires_grad}``
 requires grad, runs only the forward entry and drops the saved values. With
@@ -86,8 +89,8 @@ class TrainingCall:
         self._user_output_count = len(forward.user_outputs)
         self._returned = (*forward.user_outputs, *copy_back_results)
         """The forward's results the autograd Function returns: user outputs, then copy-backs."""
-        self._copy_back = tuple((self._user_output_count + position, forward.copy_back[result])
-                                for position, result in enumerate(copy_back_results))
+        copied = [(self._user_output_count + position, forward.copy_back[result])
+                  for position, result in enumerate(copy_back_results)]
         saved = forward.saved_results
         self._saved = tuple(saved[number] for number in range(len(saved)))
         """The forward's result index of each saved value, by number."""
@@ -99,6 +102,11 @@ class TrainingCall:
         self._differentiable = tuple(sorted(position_of[result] for result in cotangents.values()))
         self._non_differentiable = tuple(position for position in range(len(self._returned))
                                          if position not in self._differentiable)
+        self._copy_back = tuple(pair for pair in copied if pair[0] in self._differentiable)
+        """(Function output, argument) per copy-back autograd records: a differentiated input's."""
+        self._copy_back_unrecorded = tuple(pair for pair in copied if pair[0] not in self._differentiable)
+        """(Function output, argument) per copy-back of a value that takes no gradient: copied
+        under ``torch.no_grad()``, as eager's ``w.add_(1)`` under no_grad changes a leaf."""
         self._saved_arguments = tuple(backward.saved_arguments.items())
         """(saved value number, backward argument) per saved value."""
         self._backward_argument_count = len(backward.arguments)
@@ -115,6 +123,8 @@ class TrainingCall:
             results = self._run_forward(entry)
             returned = [results[index] for index in self._returned]
         copy_back(self._copy_back, entry, returned)
+        with torch.no_grad():
+            copy_back(self._copy_back_unrecorded, entry, returned)
         outputs = returned[:self._user_output_count]
         return self.aliases.restore(args, outputs) if self.aliases else outputs
 
@@ -131,8 +141,8 @@ class TrainingCall:
         """The forward entry on ``entry``: keeps the saved values on ``ctx``, returns the Function's outputs."""
         results = self._run_forward(entry)
         saved = [results[index] for index in self._saved]
-        if self._copy_back:
-            changed = {_storage(entry[argument]) for _, argument in self._copy_back}
+        if self._copy_back or self._copy_back_unrecorded:
+            changed = {_storage(entry[argument]) for _, argument in self._copy_back + self._copy_back_unrecorded}
             saved = [value.clone() if isinstance(value, torch.Tensor) and _storage(value) in changed else value
                      for value in saved]
         ctx.save_for_backward(*(value for value in saved if isinstance(value, torch.Tensor)))
