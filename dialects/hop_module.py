@@ -24,7 +24,10 @@ its attributes; which roles an entry of each kind may use is its
   the module's global of that name, declared by the op of that name, same type;
 - ``{hop.saved = k}`` (backward): the value the forward saves as ``k``, same type;
 - ``{hop.cotangent_of = i}`` (backward, joint): the cotangent of result ``i``
-  of the differentiated function, a user output, same type.
+  of the differentiated function, same type: a user output, or the copy-back
+  of an argument marked ``hop.requires_grad`` (an input the program changes
+  in place, whose new value the caller copies back under autograd, as
+  AOTAutograd does: Note [training call]).
 
 ``{hop.requires_grad}`` (a unit attribute) may sit beside a user input or a
 parameter: the differentiated entries may return its gradient.
