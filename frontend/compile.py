@@ -50,6 +50,7 @@ from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.training_call import TrainingCall
 from hopc.frontend.dynamo_backend import differentiated_call, hopc_backend
 from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc, user_location
+from hopc.frontend.freezing import FreezeOptions, frozen_backend, frozen_module_call
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.module import entry_functions, entry_signature
 from hopc.ir.verify import verify_module
@@ -116,9 +117,12 @@ def _settings_while_compiling(callback: Callable) -> Callable:
 class CompiledProgram:
     """``program`` compiled by Dynamo with the hopc backend (see the module docstring)."""
 
-    def __init__(self, program: Callable, dynamic: bool | None, fullgraph: bool, executor: str):
+    def __init__(self, program: Callable, dynamic: bool | None, fullgraph: bool, executor: str,
+                 frozen: FreezeOptions | None = None):
         self.program = program
         backend = functools.partial(hopc_backend, executor=executor)
+        if frozen is not None:
+            backend = functools.partial(frozen_backend, hopc_backend, executor=executor, options=frozen)
         context = torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)
         if hasattr(context, "callback"):  # not when Dynamo is disabled (TORCHDYNAMO_DISABLE=1)
             context.callback = _settings_while_compiling(context.callback)
@@ -143,20 +147,29 @@ class CompiledProgram:
 
 
 def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None,
-                    fullgraph: bool = False, executor: str = DEFAULT_EXECUTOR) -> Callable:
+                    fullgraph: bool = False, executor: str = DEFAULT_EXECUTOR, freeze: bool = False,
+                    drop_parameters: bool = False) -> Callable:
     """A callable with ``program``'s eager semantics, compiled by hopc and run by ``executor``.
 
     ``executor`` names one of ``hopc.backend.runtime.executors.EXECUTORS``: the
     default is the fastest correct one; ``"interpreter"`` checks every value
-    against its type as it runs.
+    against its type as it runs. ``freeze=True`` compiles for inference with
+    the parameters and buffers the program never changes frozen into
+    constants and folded (``hopc.frontend.freezing``: a changed weight
+    refreezes, outputs require no grad); ``drop_parameters=True`` then
+    releases the program's own copies of them (destructive: Note [dropped
+    parameters]).
     """
     try:
         executor_named(executor)  # an unknown name fails here, at the user's line, not at a call
+        if drop_parameters and not freeze:
+            raise HopcError("drop_parameters=True releases what freeze=True froze; pass freeze=True too")
     except HopcError as unknown:
         raise HopcError(unknown.message, user_location(traceback.extract_stack())) from None
     if isinstance(program, ModuleOp):
-        return _compile_module(program, executor)
-    return CompiledProgram(program, dynamic, fullgraph, executor)
+        return frozen_module_call(program, executor) if freeze else _compile_module(program, executor)
+    return CompiledProgram(program, dynamic, fullgraph, executor,
+                           FreezeOptions(drop_parameters) if freeze else None)
 
 
 def _compile_module(module: ModuleOp, executor: str) -> ModuleCall | TrainingCall:

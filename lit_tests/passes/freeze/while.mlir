@@ -4,7 +4,7 @@
 // transposed weight is a constant the body reads, and the additional operand
 // is gone. The ops on the carried value must not fold: it changes per run.
 // CHECK-LABEL: builtin.module
-// CHECK:         hop.constant @[[WT:folded.*]] = dense<{{\[\[}}0.000000e+00, 5.000000e-01], [1.000000e+00, 0.000000e+00]]>
+// CHECK:         hop.constant @[[WT:folded.*]] = dense<{{\[\[}}0.000000e+00, 2.000000e+00], [1.000000e+00, 0.000000e+00]]>
 // CHECK:         func.func @invariant_in_body(%x: !hop.tensor<[2], f32>)
 // CHECK:         hop.while(%x) : (!hop.tensor<[2], f32>) -> !hop.tensor<[2], f32> cond {
 // CHECK-NEXT:    ^bb0(%[[A:.*]]: !hop.tensor<[2], f32>):
@@ -12,10 +12,11 @@
 // CHECK:         } body {
 // CHECK-NEXT:    ^bb0(%[[B:.*]]: !hop.tensor<[2], f32>):
 // CHECK-NEXT:      %[[T:.*]] = hop.get_constant @[[WT]]
-// CHECK-NEXT:      %[[N:.*]] = aten.mv(%[[T]], %[[B]])
+// CHECK-NEXT:      %[[ABS:.*]] = aten.abs(%[[B]])
+// CHECK-NEXT:      %[[N:.*]] = aten.mv(%[[T]], %[[ABS]])
 // CHECK-NEXT:      %[[P:.*]] = aten.add.Scalar(%[[N]]) {other = 1.000000e+00 : f64}
 // CHECK-NEXT:      hop.yield %[[P]]
-hop.parameter @w = dense<[[0.0, 1.0], [0.5, 0.0]]> : tensor<2x2xf32> : !hop.tensor<[2, 2], f32>
+hop.parameter @w = dense<[[0.0, 1.0], [2.0, 0.0]]> : tensor<2x2xf32> : !hop.tensor<[2, 2], f32>
 func.func @invariant_in_body(%x: !hop.tensor<[2], f32>, %w: !hop.tensor<[2, 2], f32> {hop.parameter = @w}) -> !hop.tensor<[2], f32> {
   %r = hop.while(%x) additional(%w) : (!hop.tensor<[2], f32>) -> !hop.tensor<[2], f32>, !hop.tensor<[2, 2], f32> cond {
   ^bb0(%a: !hop.tensor<[2], f32>, %m: !hop.tensor<[2, 2], f32>):
@@ -25,7 +26,8 @@ func.func @invariant_in_body(%x: !hop.tensor<[2], f32>, %w: !hop.tensor<[2, 2], 
   } body {
   ^bb0(%b: !hop.tensor<[2], f32>, %m: !hop.tensor<[2, 2], f32>):
     %t = aten.t_copy(%m) : (!hop.tensor<[2, 2], f32>) -> !hop.tensor<[2, 2], f32>
-    %n = aten.mv(%t, %b) : (!hop.tensor<[2, 2], f32>, !hop.tensor<[2], f32>) -> !hop.tensor<[2], f32>
+    %abs = aten.abs(%b) : (!hop.tensor<[2], f32>) -> !hop.tensor<[2], f32>
+    %n = aten.mv(%t, %abs) : (!hop.tensor<[2, 2], f32>, !hop.tensor<[2], f32>) -> !hop.tensor<[2], f32>
     %p = aten.add.Scalar(%n) {other = 1.0 : f64} : (!hop.tensor<[2], f32>) -> !hop.tensor<[2], f32>
     hop.yield %p : !hop.tensor<[2], f32>
   }

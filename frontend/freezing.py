@@ -1,0 +1,171 @@
+"""``hopc.compile(program, freeze=True)``: inference with the parameters and buffers frozen into constants.
+
+Each graph Dynamo captures is compiled as ``hopc_backend`` compiles it, but
+for inference (under ``torch.no_grad()``: no backward), and is run by a
+``FrozenCall``: on its first call it freezes a copy of the functional module
+with the values the call passes (``hopc.passes.freeze``: the parameters and
+buffers the program never changes become constants, and what reads only
+them folds, inside every HOP region too), then runs the frozen module on
+the arguments left. A hop-level module with ``freeze=True`` is frozen with the
+values its globals carry (``frozen_module_call``).
+
+Note [freeze guard]
+~~~~~~~~~~~~~~~~~~~
+The frozen module holds copies of the values it froze, so a weight the user
+updates afterwards would give stale results. Dynamo still passes every
+parameter and buffer to the compiled graph on each call, so ``FrozenCall``
+checks, per call, that each tensor it froze is the one it froze, unchanged:
+the same data pointer and the same ``_version`` (bumped by every in-place
+change: an optimizer step, ``copy_`` under ``torch.no_grad()``,
+``load_state_dict``). A changed or replaced tensor refreezes the module from
+the current values (a recompile of the frozen artifact, not of the graph).
+As for autograd, changes made through ``tensor.data`` bump no version and
+are not seen; the check costs a few attribute reads per frozen tensor.
+
+Note [freezing is inference]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A frozen parameter is a constant: no gradient reaches it, so a frozen call
+returns outputs that require no grad, in grad mode too, as if the program
+ran under ``torch.no_grad()`` (``torch.jit.freeze`` likewise). A user input
+that requires grad in grad mode is refused with a located error, rather
+than returning outputs silently cut off from it.
+
+Note [dropped parameters]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+``drop_parameters=True`` releases the memory of every parameter and buffer
+once frozen (its storage is resized to nothing; the tensor keeps its shape,
+dtype and identity, which Dynamo's guards check): the module's weights live
+on only in the frozen constants. This is destructive: the eager module can
+no longer run, and a new compile that needs the values (a new input shape
+not covered by a dynamic one, a new dtype) is a located error, so such
+programs are compiled with ``dynamic=True``. Assigning new weights
+(``param.data = new``) refreezes from them as any change does.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import torch
+from xdsl.dialects.builtin import ModuleOp
+
+from hopc.backend.runtime.module_call import ModuleCall
+from hopc.frontend.errors import user_location
+from hopc.ir.diagnostics import HopcError
+from hopc.ir.verify import verify_module
+from hopc.passes.freeze import DEFAULT_MAX_CONSTANT_BYTES, freeze
+from hopc.passes.pipeline import run_pipeline
+
+
+@dataclass(frozen=True)
+class FreezeOptions:
+    """How ``hopc.compile(..., freeze=True)`` freezes."""
+
+    drop_parameters: bool = False
+    """Release the parameters and buffers once frozen (Note [dropped parameters])."""
+    max_constant_bytes: int = DEFAULT_MAX_CONSTANT_BYTES
+    """The largest folded constant (``hopc.passes.freeze``)."""
+
+
+def frozen_backend(backend: Callable, graph_module: torch.fx.GraphModule, example_inputs: list, *,
+                   executor: str, options: FreezeOptions) -> FrozenCall:
+    """Dynamo backend: ``backend`` (``hopc_backend``) compiling for inference, run frozen."""
+    with torch.no_grad():
+        call = backend(graph_module, example_inputs, executor=executor)
+    return FrozenCall(call, executor, options)
+
+
+class FrozenCall:
+    """Runs ``call``'s module frozen on the values of each call's globals (module docstring).
+
+    Invariant: after a call, ``frozen`` holds each frozen entry position with
+    the tensor frozen there, its ``_version`` and data pointer then (Note
+    [freeze guard]); the other positions (``kept``) go to ``run``.
+    """
+
+    def __init__(self, call: ModuleCall, executor: str, options: FreezeOptions):
+        self.module = call.module
+        self.trailing = call.trailing
+        self.aliases = call.aliases
+        self.executor = executor
+        self.options = options
+        self.signature = call.signature
+        self.frozen: list[tuple[int, torch.Tensor, int, int]] = []
+        self.kept: list[int] = []
+        self.run: ModuleCall | None = None
+
+    def __call__(self, *args: object) -> list[object]:
+        entry = [*args, *self.trailing]
+        if self.run is None or not self._unchanged(entry):
+            self._freeze(entry)
+        assert self.run is not None
+        outputs = self.run(*(entry[i] for i in self.kept))
+        return self.aliases.restore(args, outputs) if self.aliases else outputs
+
+    def _unchanged(self, entry: Sequence[object]) -> bool:
+        for index, tensor, version, pointer in self.frozen:
+            value = entry[index]
+            if value is not tensor or value._version != version or value.data_ptr() != pointer:
+                return False
+        return True
+
+    def _freeze(self, entry: list[object]) -> None:
+        _check_inference(self.signature.user_inputs, entry)
+        globals_ = {i: name for i, (_, name) in self.signature.globals_by_argument.items()
+                    if isinstance(entry[i], torch.Tensor)}
+        for index in globals_:
+            _check_not_dropped(entry[index], globals_[index])
+        module = self.module.clone()
+        # Converting a value to a constant shares its storage with numpy, which fixes the
+        # storage's size; a tensor to release afterwards is converted from a copy.
+        values = {name: entry[i].detach().clone() if self.options.drop_parameters else entry[i].detach()
+                  for i, name in globals_.items()}
+        frozen_names = set(freeze(module, values, max_constant_bytes=self.options.max_constant_bytes).frozen)
+        positions = [i for i, name in globals_.items() if name in frozen_names]
+        if self.options.drop_parameters:
+            _release([entry[i] for i in positions], [entry[i] for i in range(len(entry)) if i not in positions])
+        self.frozen = [(i, entry[i], entry[i]._version, entry[i].data_ptr()) for i in positions]
+        self.kept = [i for i in range(len(entry)) if i not in positions]
+        self.run = ModuleCall(module, executor=self.executor, check_grad=False)
+
+
+def frozen_module_call(module: ModuleOp, executor: str) -> ModuleCall:
+    """A hop-level ``module`` through the pipeline and ``--freeze`` with its globals' values; the
+    call takes the frozen entry's arguments (the user inputs, then the globals left)."""
+    verify_module(module)
+    functional = run_pipeline(module.clone(), verify_each=False)
+    freeze(functional)
+    verify_module(functional)
+    return ModuleCall(functional, executor=executor)
+
+
+def _check_inference(user_inputs: Sequence[int], entry: Sequence[object]) -> None:
+    """Note [freezing is inference]."""
+    if not torch.is_grad_enabled():
+        return
+    for position, index in enumerate(user_inputs):
+        value = entry[index]
+        if isinstance(value, torch.Tensor) and value.requires_grad:
+            raise HopcError(f"hopc.compile(freeze=True) compiles for inference, and input {position} "
+                            "requires grad; call it under torch.no_grad() or with inputs that do not "
+                            "require grad, or compile without freeze",
+                            user_location(traceback.extract_stack()))
+
+
+def _check_not_dropped(tensor: torch.Tensor, name: str) -> None:
+    """Refuses to freeze a value released by ``drop_parameters`` (Note [dropped parameters])."""
+    if tensor.numel() and tensor.untyped_storage().nbytes() == 0:
+        raise HopcError(f"hopc.compile(freeze=True, drop_parameters=True) released '{name}' when it "
+                        "froze it, and this call needs a new compile that reads it (a new shape or "
+                        "dtype); compile with dynamic=True, or without drop_parameters",
+                        user_location(traceback.extract_stack()))
+
+
+def _release(frozen: Sequence[torch.Tensor], kept: Sequence[object]) -> None:
+    """Releases the storage of each frozen tensor that no kept argument shares."""
+    shared = {value.untyped_storage().data_ptr() for value in kept if isinstance(value, torch.Tensor)}
+    for tensor in frozen:
+        if tensor.untyped_storage().data_ptr() not in shared:
+            tensor.untyped_storage().resize_(0)
