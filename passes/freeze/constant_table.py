@@ -60,9 +60,10 @@ class ConstantTable:
         name = constant_name(value)
         return None if name is None else self.tensor(name)
 
-    def freeze_global(self, op: ParameterOp | BufferOp, tensor: torch.Tensor) -> str:
-        """The name of a constant holding ``tensor``, to replace ``op``: its own where that is a
-        bare symbol name (``lin.weight``), else a fresh one (``_0.weight`` for ``0.weight``)."""
+    def freeze_global(self, op: ParameterOp | BufferOp | ConstantOp, tensor: torch.Tensor) -> str:
+        """The name of a constant holding ``tensor``, to replace the global ``op``: its own where
+        that is a bare symbol name (``lin.weight``), else a fresh one (``_0.weight`` for ``0.weight``)."""
+        self._declared.pop(op.symbol, None)
         name = op.symbol if SYMBOL_NAME.fullmatch(op.symbol) else self._fresh(
             "_" + re.sub(r"[^A-Za-z0-9_$.]", "_", op.symbol))
         self._new[name] = tensor

@@ -53,7 +53,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 
 from hopc.dialects.aten_builders import build_aten
-from hopc.dialects.hop import BufferOp, EntryOp, ParameterOp, SubgraphOp
+from hopc.dialects.hop import BufferOp, ConstantOp, EntryOp, ParameterOp, SubgraphOp
 from hopc.ir.diagnostics import op_error
 from hopc.ir.module import entry_functions
 from hopc.ir.signature import function_signature
@@ -105,8 +105,8 @@ def freeze(module: ModuleOp, values: Mapping[str, torch.Tensor] | None = None, *
            max_constant_bytes: int = DEFAULT_MAX_CONSTANT_BYTES) -> FreezeReport:
     """Runs ``--freeze`` on ``module`` in place (module docstring).
 
-    ``values`` gives parameters and buffers by name, over the values their
-    ``hop.parameter``/``hop.buffer`` ops carry; a global with neither stays an
+    ``values`` gives parameters, buffers and constants by name, over the
+    values their ops carry; a parameter or buffer with neither stays an
     argument. Raises a located ``HopcError`` for a module it cannot freeze.
     """
     entry = _forward_entry(module)
@@ -133,11 +133,11 @@ def _forward_entry(module: ModuleOp) -> FuncOp:
 
 
 def _check_names(module: ModuleOp, entry: FuncOp, values: Mapping[str, torch.Tensor]) -> None:
-    declared = {op.symbol for op in module.ops if isinstance(op, ParameterOp | BufferOp)}
+    declared = {op.symbol for op in module.ops if isinstance(op, ParameterOp | BufferOp | ConstantOp)}
     unknown = sorted(values.keys() - declared)
     if unknown:
-        raise op_error(entry, f"freeze: a value is given for @{unknown[0]}, which is no parameter "
-                              "or buffer of the module")
+        raise op_error(entry, f"freeze: a value is given for @{unknown[0]}, which is no parameter, "
+                              "buffer or constant of the module")
 
 
 def _fold(module: ModuleOp, entry: FuncOp, folder: ConstantFolder) -> None:

@@ -17,7 +17,8 @@ After functionalize, a global the program changes is the target of a
 (Note [mutation through HOP regions]); so an argument with no copy-back to
 it is never written, and its value on entry is its value throughout. It is
 frozen when its value is known (the caller's ``values[name]``, else the
-value the global op carries) and its type is static. Kept: a global the
+value the global op carries) and its type is static; a constant given a
+value in ``values`` (the tensor a caller passes for it) is frozen with that. Kept: a global the
 program changes (a running statistic, a counter), one without a value, one
 of symbolic type, and one passed with ``{hop.strides}`` (a constant is dense
 and row-major, and a strided read of it would read other elements).
@@ -64,10 +65,10 @@ def freeze_arguments(module: ModuleOp, entry: FuncOp, values: Mapping[str, torch
             reason = "its argument has non-default strides"
         elif not all(isinstance(d, int) for d in op.tensor_type.shape):
             reason = f"its type {op.tensor_type} has symbolic sizes"
-        elif not isinstance(op, ConstantOp) and (value := _value(op, values)) is None:
+        elif (value := _value(op, values)) is None and not isinstance(op, ConstantOp):
             reason = "its value is unknown (give it one, or pass it to freeze)"
         else:
-            frozen[index] = name if isinstance(op, ConstantOp) else table.freeze_global(op, _checked(op, value))
+            frozen[index] = name if value is None else table.freeze_global(op, _checked(op, value))
             frozen_names.add(name)
             continue
         kept[name] = reason
@@ -76,12 +77,15 @@ def freeze_arguments(module: ModuleOp, entry: FuncOp, values: Mapping[str, torch
     return sorted(frozen_names), kept
 
 
-def _value(op: ParameterOp | BufferOp, values: Mapping[str, torch.Tensor]) -> torch.Tensor | None:
+def _value(op: ParameterOp | BufferOp | ConstantOp, values: Mapping[str, torch.Tensor]) -> torch.Tensor | None:
+    """The value given for ``op``, else a parameter's or buffer's own; None for a constant's own."""
     given = values.get(op.symbol)
-    return given if given is not None else global_value(op)
+    if given is not None or isinstance(op, ConstantOp):
+        return given
+    return global_value(op)
 
 
-def _checked(op: ParameterOp | BufferOp, value: torch.Tensor) -> torch.Tensor:
+def _checked(op: ParameterOp | BufferOp | ConstantOp, value: torch.Tensor) -> torch.Tensor:
     """``value`` as a detached CPU tensor, if it has ``op``'s shape and dtype (a located error otherwise)."""
     type_ = op.tensor_type
     assert isinstance(type_, TensorType)
