@@ -1,5 +1,8 @@
 """The backward rule of every ATen op: PyTorch's derivative, imported into the joint.
 
+(``decompose`` imports an op's traced forward alone the same way: freeze
+uses it to prepare weight layouts, Note [prepared layouts].)
+
 The traced joint of the op (``hopc.passes.autograd.derivatives``) is imported
 with the frontend's ``GraphImporter``: nodes that do not depend on a tangent
 go before the op and replace it, nodes that do are appended as backward ops
@@ -11,13 +14,13 @@ ops that use them take the sizes as attributes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import sympy
 import torch
 import torch.fx
 import torch.utils._pytree as pytree
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 
 from hopc.dialects.aten import AtenOp
@@ -36,15 +39,19 @@ _IDENTITIES = frozenset({torch.ops.aten.detach_copy.default, torch.ops.aten.alia
 _TRACE_DEVICE = StringAttr("cpu")
 
 
-class _DerivativeImporter(GraphImporter):
-    """Imports a derivative graph around one forward op of a joint."""
+Insert = Callable[[Operation, torch.fx.Node], Operation]
+"""Places one imported op (made for the given node) in the IR, and returns it."""
 
-    def __init__(self, imports: ModuleImports, graph: torch.fx.GraphModule, joint: JointBuilder,
-                 op: Operation, tangents: frozenset[torch.fx.Node]):
-        super().__init__(imports, graph, joint.block)
-        self.joint = joint
+
+class TracedOpImporter(GraphImporter):
+    """Imports the trace of one op (its derivative, or its forward) around the op it was traced for."""
+
+    def __init__(self, imports: ModuleImports, graph: torch.fx.GraphModule, op: Operation, insert: Insert):
+        parent = op.parent_block()
+        assert parent is not None
+        super().__init__(imports, graph, parent)
         self.op = op
-        self.backward = _depending_on(graph, tangents)
+        self.insert = insert
 
     def import_values(self, inputs: Sequence[SSAValue]) -> object:
         """Imports every node with the first placeholders bound to ``inputs``; the output, as values.
@@ -73,9 +80,7 @@ class _DerivativeImporter(GraphImporter):
             # The trace ran on CPU fakes (Note [trace device]); an op with a
             # tensor operand then takes that tensor's device, as in eager.
             del op.properties["device"]
-        if node in self.backward:
-            return self.joint.emit(op)
-        return self.joint.insert_forward(op, self.op)
+        return self.insert(op, node)
 
 
 def _depending_on(graph: torch.fx.GraphModule, sources: frozenset[torch.fx.Node]) -> set[torch.fx.Node]:
@@ -88,29 +93,51 @@ def _depending_on(graph: torch.fx.GraphModule, sources: frozenset[torch.fx.Node]
 
 
 class _Names(dict):
-    """Torch symbol -> our name; a size the derivative creates (``index`` by a mask in a
-    backward) gets a fresh unbacked symbol of the module, declared at first use."""
+    """Torch symbol -> our name; a size the trace creates (``index`` by a mask in a backward)
+    gets a fresh unbacked symbol of the module, declared at first use."""
 
-    def __init__(self, known: Mapping[sympy.Symbol, str], joint: JointBuilder, op: Operation):
+    def __init__(self, known: Mapping[sympy.Symbol, str], module: ModuleOp | None, op: Operation):
         super().__init__(known)
-        self.joint, self.op = joint, op
+        self.module, self.op = module, op
 
     def __contains__(self, symbol: object) -> bool:
         return isinstance(symbol, sympy.Symbol)
 
     def __missing__(self, symbol: sympy.Symbol) -> str:
-        if self.joint.module is None:
-            raise op_error(self.op, f"autograd: the derivative of {self.op.name} creates a size, and "
-                                    "the joint has no module to declare it in")
-        self[symbol] = name = fresh_symbol(self.joint.module)
+        if self.module is None:
+            raise op_error(self.op, f"autograd: the trace of {self.op.name} creates a size, and "
+                                    "there is no module to declare it in")
+        self[symbol] = name = fresh_symbol(self.module)
         return name
 
 
-def _symbols(derivative: OpDerivative, back: Mapping[str, str], joint: JointBuilder,
+def _symbols(derivative: OpDerivative, back: Mapping[str, str], module: ModuleOp | None,
              op: Operation) -> ShapeSymbols:
-    """Sizes of the derivative's graph as our expressions, in the forward op's symbols."""
+    """Sizes of the trace's graph as our expressions, in the op's symbols."""
     known = {symbol: back.get(name, name) for symbol, name in derivative.torch_names.items()}
-    return ShapeSymbols(derivative.shape_env, _Names(known, joint, op))
+    return ShapeSymbols(derivative.shape_env, _Names(known, module, op))
+
+
+def decompose(op: AtenOp, module: ModuleOp | None) -> None:
+    """Replaces ``op`` by the ATen ops PyTorch runs for it (a CompositeImplicitAutograd op's
+    decomposition, views as copies), traced as for its derivative with nothing differentiated;
+    ``module`` declares any size the decomposition creates."""
+    forward, back = op_derivative(op, [], [])
+    importer = TracedOpImporter(ModuleImports(_symbols(forward, back, module, op)), forward.graph, op,
+                                lambda new, _: _inserted_before(new, op))
+    outputs, _ = importer.import_values(list(op.operands))
+    for result, value in zip(op.results, outputs, strict=True):
+        result.replace_all_uses_with(value)
+    op.detach()
+    op.erase()
+
+
+def _inserted_before(new: Operation, op: Operation) -> Operation:
+    new.location = op.location
+    parent = op.parent_block()
+    assert parent is not None
+    parent.insert_op_before(new, op)
+    return new
 
 
 def aten_backward(joint: JointBuilder, op: AtenOp, cotangents: list[SSAValue | None]
@@ -127,8 +154,10 @@ def aten_backward(joint: JointBuilder, op: AtenOp, cotangents: list[SSAValue | N
     derivative, back = op_derivative(op, differentiated, with_tangent)
     placeholders = derivative.graph.graph.find_nodes(op="placeholder")
     tangents = frozenset(placeholders[len(op.operands):len(placeholders) - derivative.carrier_count])
-    importer = _DerivativeImporter(ModuleImports(_symbols(derivative, back, joint, op)), derivative.graph, joint, op,
-                                   tangents)
+    backward = _depending_on(derivative.graph, tangents)
+    importer = TracedOpImporter(ModuleImports(_symbols(derivative, back, joint.module, op)), derivative.graph, op,
+                                lambda new, node: joint.emit(new) if node in backward
+                                else joint.insert_forward(new, op))
     outputs, traced_gradients = importer.import_values(
         [*op.operands, *(cotangents[i] for i in with_tangent)])
     joint.replace_forward(op, outputs)

@@ -3,6 +3,9 @@
 ``ConstantFolder.fold_block(block)`` rewrites, in ``block`` and every region
 nested in it:
 
+- a composite ATen op reading a constant (``aten.linear``'s weight) to its
+  decomposition, so the layout work on the constant folds (Note [prepared
+  layouts] in ``layouts.py``);
 - an ATen op whose tensor operands all read constants (``hop.get_constant``)
   to a ``hop.get_constant`` of a new constant, its value computed by the
   kernel the reference interpreter calls (``call_aten``), where it may fold
@@ -76,6 +79,7 @@ from hopc.passes.canonicalization.hop import (
     replace_with_region,
 )
 from hopc.passes.freeze.constant_table import ConstantTable, constant_name
+from hopc.passes.freeze.layouts import prepare_layout
 
 
 class ConstantFolder:
@@ -122,6 +126,9 @@ class ConstantFolder:
     def _fold_aten(self, op: AtenOp) -> None:
         operands = [v for _, group in op.operand_groups() for v in group]
         names = [constant_name(v) for v in operands]
+        if None in names and prepare_layout(op, self.table.module):
+            self.changed = True  # its decomposition, before it, folds in the next sweep
+            return
         if None in names or not self._may_fold(op):
             return
         key = (op.name, tuple(sorted(op.properties.items())), tuple(names))

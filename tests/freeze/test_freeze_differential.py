@@ -59,7 +59,7 @@ def test_lit_chunk_is_preserved(chunk: str, predicate: bool, limit: int | None):
                                                              generator, predicate))
     options = {} if limit is None else {"max_constant_bytes": limit}
     (before, inputs_before), (after, inputs_after), _ = run_frozen_and_not(module, arguments, **options)
-    assert_same(before, after)
+    assert_same(before, after, exact="aten.linear" not in chunk)  # the one composite the chunks use
 
 
 @pytest.mark.parametrize("seed", range(16))
