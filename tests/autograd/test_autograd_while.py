@@ -244,10 +244,11 @@ def test_memory_is_sqrt_of_trip_count(rnn, trips):
     saved_bytes = sum(v.numel() * v.element_size() for v in saved)
     assert saved_bytes == 3 * 4 * 8 + 8 + 4 * 4 * 8 + 4 * 8 + 8
     root = math.isqrt(trips)
-    # two carried values (i, h): sweep 1's [T/k] snapshots, then per segment one [k] buffer per
-    # residual of the body's step (Note [while backward]): h (for w's gradient) and tanh's output
+    # two carried values (i, h): sweep 1's [T/k] snapshots, then per segment one [k + 1] buffer
+    # of h (Note [while backward]): the step's residuals are h entering it (for w's gradient) and
+    # leaving it (tanh's output), rows i and i + 1; nothing else is stacked
     assert rows[:2] == [root, root]
-    assert set(rows[2:]) == {root} and len(rows[2:]) == 2 * root
+    assert set(rows[2:]) == {root + 1} and len(rows[2:]) == root
 
 
 class Nested(torch.nn.Module):

@@ -7,7 +7,8 @@
 // count and k = ceil(sqrt(T)) with two hop.items (its host syncs), snapshots
 // every k-th carried value in sweep 1 into [ceil(T/k), ...] buffers, then walks
 // the segments backwards in sweep 2: a loop reruns the body's forward over the
-// segment, stacking its residuals (h and tanh's output) in [k, ...] buffers, a
+// segment, keeping h in a [k + 1, ...] buffer (the step's residuals are h
+// entering it and tanh's output, the h leaving it: rows i and i + 1), and a
 // second loop runs the body's backward on them, last step first. The body,
 // its forward and its backward are subgraphs called from the sweeps.
 
@@ -19,7 +20,7 @@
 // CHECK:        aten.tanh
 // CHECK:        hop.yield %next, %t
 // CHECK:      hop.subgraph @[[FORWARD:while_i_body_forward]] {
-// CHECK:        hop.yield %next, %tanh, %bh, %tanh :
+// CHECK:        hop.yield %next, %tanh : !hop.tensor<[], i64>, !hop.tensor<[s0, 4], f32>
 // CHECK:      hop.subgraph @[[BACKWARD:while_i_body_backward]] {
 // CHECK-NEXT: ^bb0(%bh: !hop.tensor<[s0, 4], f32>, %bw: !hop.tensor<[4, 4], f32>, %tanh: !hop.tensor<[s0, 4], f32>, %tangent: !hop.tensor<[s0, 4], f32>):
 // CHECK-NOT:    aten.tanh(
@@ -43,15 +44,17 @@
 // CHECK:            aten.index_put
 // CHECK:        hop.while(%segment, %tangent, %gradient)
 // CHECK:          %length = aten.minimum
-// CHECK:          aten.new_zeros({{.*}}) {size = [#hop.expr<[[K]]>, #hop.expr<s0>, 4 : i64], dtype = f32} : {{.*}} -> !hop.tensor<[[[K]], s0, 4], f32>
-// CHECK:          aten.new_zeros({{.*}}) {size = [#hop.expr<[[K]]>, #hop.expr<s0>, 4 : i64], dtype = f32} : {{.*}} -> !hop.tensor<[[[K]], s0, 4], f32>
+// CHECK:          aten.repeat({{.*}}) {repeats = [#hop.expr<[[K]] + 1>, 1 : i64, 1 : i64]} : {{.*}} -> !hop.tensor<[[[K]] + 1, s0, 4], f32>
+// CHECK-NOT:      aten.new_zeros
 // CHECK:          hop.while(
 // CHECK:            hop.invoke_subgraph @[[FORWARD]](
 // CHECK:            aten.index_put
-// CHECK:            aten.index_put
+// CHECK-NOT:        aten.index_put
 // CHECK:          hop.while(
 // CHECK-NOT:        hop.invoke_subgraph @[[BODY]](
-// CHECK:            hop.invoke_subgraph @[[BACKWARD]](
+// CHECK:            %[[ENTERING:.*]] = aten.index.Tensor(%{{.*}}, [%[[STEP:.*]]])
+// CHECK:            %[[LEAVING:.*]] = aten.index.Tensor(%{{.*}}, [%{{.*}}])
+// CHECK:            hop.invoke_subgraph @[[BACKWARD]](%[[ENTERING]], %{{.*}}, %[[LEAVING]], %{{.*}})
 // CHECK:            aten.add.Tensor
 // CHECK:        func.return %tangent_{{[0-9]+}}, %gradient_{{[0-9]+}}
 
@@ -76,8 +79,9 @@ builtin.module {
 
 // -----
 
-// hop.checkpoint_every fixes k = 4: one host sync (the count), constant [4, 3]
-// segment buffers (of the residual, here the carried value exp reads), [(T + 3) // 4, 3] snapshots. The attribute is not carried
+// hop.checkpoint_every fixes k = 4: one host sync (the count), constant [5, 3]
+// segment buffers (of the residual, here the carried value leaving the step,
+// which exp's backward reads), [(T + 3) // 4, 3] snapshots. The attribute is not carried
 // over to the forward loop.
 
 // CHECK-LABEL: builtin.module
@@ -92,7 +96,7 @@ builtin.module {
 // CHECK-NOT:     aten.sqrt
 // CHECK:         %checkpoint_every = aten.full() {size = [], fill_value = 4 : i64, dtype = i64
 // CHECK:         aten.repeat({{.*}}) {repeats = [#hop.expr<([[T]] + 3) // 4>, 1 : i64]
-// CHECK:         aten.new_zeros({{.*}}) {size = [4 : i64, 3 : i64], dtype = f32} : {{.*}} -> !hop.tensor<[4, 3], f32>
+// CHECK:         aten.repeat({{.*}}) {repeats = [5 : i64, 1 : i64]} : (!hop.tensor<[1, 3], f32>) -> !hop.tensor<[5, 3], f32>
 
 builtin.module {
   func.func @forward(%h: !hop.tensor<[3], f32> {hop.requires_grad}, %n: !hop.tensor<[], i64>) -> !hop.tensor<[3], f32> {

@@ -14,12 +14,14 @@ carries instead:
   loop from the initial carried values and keeps the carried values entering
   every k-th iteration in ``[ceil(T/k), ...]`` buffers; sweep 2 walks the
   segments last to first: it reruns the segment's steps with the body's
-  forward, stacking each step's residuals (what the min-cut of the body's
-  joint saves, ``region_pair``) in ``[k, ...]`` buffers, then applies the
-  body's backward from the segment's end to its start, carrying the
-  cotangents of the carried values and accumulating the gradients of the
-  loop-invariant operands as extra carried values. (Residuals that are
-  loop-invariant operands are passed, not stacked.)
+  forward, keeping each step's residuals (what the min-cut of the body's
+  joint saves, ``region_pair``), then applies the body's backward from the
+  segment's end to its start, carrying the cotangents of the carried values
+  and accumulating the gradients of the loop-invariant operands as extra
+  carried values. A residual that is a carried value entering or leaving the
+  step is a row of that value's ``[k + 1, ...]`` segment buffer, one that is
+  a loop-invariant operand is that operand, and any other is stacked in a
+  ``[k, ...]`` buffer of its own (``ResidualSource`` in ``while_sweeps``).
 
 The body (``@<name>_body``), its forward (``@<name>_body_forward``: the
 body's arguments -> its yields, then the residuals) and its backward
@@ -33,9 +35,9 @@ step's forward ops its backward reads. k is ``hop.checkpoint_every`` on the
 forward ``hop.while`` when set, else ceil(sqrt(T)) computed at run time (at
 least 1).
 
-Memory: ceil(T/k) snapshots of the carried values and k steps' residuals (2
-sqrt(T) carries' worth by default when a step's residuals are about one
-carry) live at once, against T in PyTorch; the forward saves none of the
+Memory: ceil(T/k) snapshots of the carried values and a segment's k steps'
+residuals (2 sqrt(T) carries' worth by default when the residuals are the
+carried values) live at once, against T in PyTorch; the forward saves none of the
 loop's intermediate values. Time: per iteration the body's forward runs three
 times (the forward, sweep 1, the segment's recompute) and its backward once.
 With the joint form the segment's recompute is one step shorter and the joint
@@ -64,7 +66,7 @@ from hopc.dialects.aten_builders import build_aten
 from hopc.ir.diagnostics import op_error
 from hopc.ir.types import DTYPES, TensorType, free_symbols_of_types, shape_symbols
 from hopc.passes.autograd.hops.outlining import add_subgraph, draws_random_numbers, module_of
-from hopc.passes.autograd.hops.while_sweeps import JointStep, LoopPlan, PairStep, emit_backward
+from hopc.passes.autograd.hops.while_sweeps import JointStep, LoopPlan, PairStep, ResidualSource, emit_backward
 from hopc.passes.autograd.joint import JointBuilder, is_floating, loop_active_arguments
 from hopc.passes.autograd.regions import RegionPair, cloned_block, region_joint, region_pair
 from hopc.passes.autograd.rules import backward_rule_for
@@ -128,20 +130,23 @@ def _stacked_step(module: ModuleOp, name: str, op: hop.WhileOp, pair: RegionPair
     forward, backward = pair.forward, pair.backward
     terminator = forward.last_op
     assert isinstance(terminator, hop.YieldOp)
-    invariant_start = len(op.carried)
+    count = len(op.carried)
     values = list(terminator.values)
-    sources: list[int | None] = []
-    for value in values[len(op.carried):]:
-        if isinstance(value, BlockArgument) and value.owner is forward and value.index >= invariant_start:
-            sources.append(value.index - invariant_start)
+    sources: list[ResidualSource] = []
+    stacked: list[SSAValue] = []
+    for value in values[count:]:
+        if isinstance(value, BlockArgument) and value.owner is forward:
+            sources.append(("entering", value.index) if value.index < count else ("invariant", value.index - count))
+        elif value in values[:count]:
+            sources.append(("leaving", values.index(value)))
         elif isinstance(value.type, TensorType) and shape_symbols(value.type.shape) <= outer:
-            sources.append(None)
+            sources.append(("stacked", len(stacked)))
+            stacked.append(value)
         else:
             return None
-    stacked = [v for v, source in zip(values[len(op.carried):], sources, strict=True) if source is None]
     terminator.detach()
     terminator.erase()
-    forward.add_op(hop.YieldOp(*values[:len(op.carried)], *stacked))
+    forward.add_op(hop.YieldOp(*values[:count], *stacked))
     return PairStep(add_subgraph(module, f"{name}_body_forward", forward),
                     add_subgraph(module, f"{name}_body_backward", backward), tuple(sources))
 

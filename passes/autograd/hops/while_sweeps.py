@@ -12,13 +12,14 @@
     s, ct, ga = S - 1, cotangents, zeros
     while s >= 0:                                           # sweep 2, segment s
         length = min(k, T - s * k)
-        c = snapshots[s]; residuals = [zeros(k, ...)]       # [k, ...] per residual
+        c = snapshots[s]; kept = [repeat(c, k + 1)]         # the carries the backward reads
+        residuals = [zeros(k, ...)]                         # per other residual
         i = 0
         while i < length:                                   # recompute the segment
-            c, r = body_forward(c); residuals[i] = r; i += 1
+            c, r = body_forward(c); kept[i + 1] = c; residuals[i] = r; i += 1
         i = length - 1
         while i >= 0:                                       # the body's backward, last step first
-            ct, g = body_backward(residuals[i], ct); ga += g; i -= 1
+            ct, g = body_backward(kept[i], kept[i + 1], residuals[i], ct); ga += g; i -= 1
         s -= 1
     gradients = ct (of the initial carried values), ga (of the loop-invariant operands)
 
@@ -57,6 +58,13 @@ LoopRegion = Callable[["Writer", list[BlockArgument], list[BlockArgument]], Sequ
 """Builds a loop region: (writer, carried arguments, additional arguments) -> its yields."""
 
 
+ResidualSource = tuple[str, int]
+"""Where a step's residual is in sweep 2: ``("entering", j)`` / ``("leaving", j)``, carried value
+``j`` entering / leaving the step (rows ``i`` / ``i + 1`` of its ``[k + 1, ...]`` buffer);
+``("invariant", i)``, loop-invariant operand ``i``; ``("stacked", n)``, the forward subgraph's
+``n``-th residual result (row ``i`` of its ``[k, ...]`` buffer)."""
+
+
 @dataclass(frozen=True)
 class PairStep:
     """The body's step split at its residuals (``region_pair``): sweep 2 recomputes a segment
@@ -67,9 +75,8 @@ class PairStep:
     backward: hop.SubgraphOp
     """residuals, cotangents of the active carried values -> their gradients, then those of the
     active invariant operands."""
-    sources: tuple[int | None, ...]
-    """Per residual argument of ``backward``: the invariant operand it is, or None (the next
-    stacked residual)."""
+    sources: tuple[ResidualSource, ...]
+    """Where each residual argument of ``backward`` comes from."""
 
 
 @dataclass(frozen=True)
@@ -277,8 +284,7 @@ def _segment_backward(w: Writer, plan: LoopPlan, c: list[BlockArgument], a: list
 
     def backward(r: Writer, rc: list[BlockArgument], ra: list[BlockArgument]) -> list[SSAValue]:
         step, cotangents, accumulated = rc[0], rc[1:1 + differentiated], rc[1 + differentiated:]
-        rows = [r.row(buffer, step) for buffer in ra[:len(buffers)]]
-        gradients = step_backward(r, rows, ra[len(buffers):], cotangents)
+        gradients = step_backward(r, step, ra[:len(buffers)], ra[len(buffers):], cotangents)
         added = [r.aten("aten.add.Tensor", [total, g], "gradient") for total, g in
                  zip(accumulated, gradients[differentiated:], strict=True)]
         return [r.aten("aten.sub.Scalar", [step], "step", other=1), *gradients[:differentiated], *added]
@@ -288,20 +294,24 @@ def _segment_backward(w: Writer, plan: LoopPlan, c: list[BlockArgument], a: list
     return [w.aten("aten.sub.Scalar", [segment], "segment", other=1), *walked[1:]]
 
 
-StepBackward = Callable[[Writer, list[SSAValue], list[BlockArgument], list[BlockArgument]], list[SSAValue]]
-"""(writer, one step's rows of the segment buffers, invariant operands, cotangents) -> gradients."""
+StepBackward = Callable[[Writer, SSAValue, list[BlockArgument], list[BlockArgument], list[BlockArgument]],
+                        list[SSAValue]]
+"""(writer, the step, the segment buffers, invariant operands, cotangents) -> the step's gradients."""
 
 
 def _recompute_residuals(w: Writer, plan: LoopPlan, step: PairStep, start: list[SSAValue],
                          invariant: list[BlockArgument], length: SSAValue
                          ) -> tuple[list[SSAValue], StepBackward]:
-    """The segment's residuals, step i's at row i of [k, ...] buffers: its ``length`` steps run
-    the body's forward once each (the last one's carried values are the next segment's start)."""
+    """The segment's residuals: its ``length`` steps run the body's forward once each, keeping the
+    carried values the backward reads in ``[k + 1, ...]`` buffers (row i enters step i) and the
+    other residuals in ``[k, ...]`` buffers (row i: step i's)."""
     count = len(plan.initial)
     forward_block = step.forward.body.block
     terminator = forward_block.last_op
     assert isinstance(terminator, hop.YieldOp)
-    buffers = []
+    kept = sorted({j for kind, j in step.sources if kind in ("entering", "leaving")})
+    carried_rows = canonical_dim(f"{plan.every} + 1") if isinstance(plan.every, str) else plan.every + 1
+    buffers = [w.repeated(start[j], carried_rows, "recomputed") for j in kept]
     for residual in terminator.values[count:]:
         type_ = residual.type
         assert isinstance(type_, TensorType)
@@ -310,18 +320,25 @@ def _recompute_residuals(w: Writer, plan: LoopPlan, step: PairStep, start: list[
                               dtype=dtype_of(type_.element_type)))
 
     def recompute(r: Writer, rc: list[BlockArgument], ra: list[BlockArgument]) -> list[SSAValue]:
-        index, carried, stacked = rc[0], rc[1:1 + count], rc[1 + count:]
+        index, carried, held = rc[0], rc[1:1 + count], rc[1 + count:]
         results = r.call(step.forward, [*carried, *ra[:-1]])
-        stacked = [r.put(b, index, v) for b, v in zip(stacked, results[count:], strict=True)]
-        return [r.aten("aten.add.Scalar", [index], "step", other=1), *results[:count], *stacked]
+        following = r.aten("aten.add.Scalar", [index], "step", other=1)
+        held = [*(r.put(b, following, results[j]) for b, j in zip(held, kept, strict=False)),
+                *(r.put(b, index, v) for b, v in zip(held[len(kept):], results[count:], strict=True))]
+        return [following, *results[:count], *held]
 
     recomputed = w.loop([w.counter(), *start, *buffers], [*invariant, length],
                         lambda r, rc, ra: r.aten("aten.lt.Tensor", [rc[0], ra[-1]]), recompute)
 
-    def step_backward(r: Writer, rows: list[SSAValue], invariant: list[BlockArgument],
+    def step_backward(r: Writer, index: SSAValue, buffers: list[BlockArgument], invariant: list[BlockArgument],
                       cotangents: list[BlockArgument]) -> list[SSAValue]:
-        stacked = iter(rows)
-        residuals = [next(stacked) if source is None else invariant[source] for source in step.sources]
+        carried_buffers = dict(zip(kept, buffers, strict=False))
+        stacked_buffers = buffers[len(kept):]
+        following = r.aten("aten.add.Scalar", [index], "step", other=1)
+        residuals = [r.row(carried_buffers[j], index) if kind == "entering"
+                     else r.row(carried_buffers[j], following) if kind == "leaving"
+                     else invariant[j] if kind == "invariant"
+                     else r.row(stacked_buffers[j], index) for kind, j in step.sources]
         return r.call(step.backward, [*residuals, *cotangents])
 
     return recomputed[1 + count:], step_backward
@@ -343,8 +360,8 @@ def _recompute_carried(w: Writer, plan: LoopPlan, step: JointStep, start: list[S
     recomputed = w.loop([w.counter(), *start, *buffers], [*invariant, last],
                         lambda r, rc, ra: r.aten("aten.lt.Tensor", [rc[0], ra[-1]]), recompute)
 
-    def step_backward(r: Writer, rows: list[SSAValue], invariant: list[BlockArgument],
+    def step_backward(r: Writer, index: SSAValue, buffers: list[BlockArgument], invariant: list[BlockArgument],
                       cotangents: list[BlockArgument]) -> list[SSAValue]:
-        return r.call(step.joint, [*rows, *invariant, *cotangents])
+        return r.call(step.joint, [*(r.row(buffer, index) for buffer in buffers), *invariant, *cotangents])
 
     return recomputed[1 + count:], step_backward
