@@ -52,7 +52,8 @@ PROGRAMS: dict[str, tuple[Callable, tuple[torch.Tensor, ...]]] = {
 }
 
 
-def _mean_call_us(function: Callable, args: tuple, calls: int) -> float:
+def mean_call_us(function: Callable, args: tuple, calls: int) -> float:
+    """The mean time of ``calls`` calls of ``function(*args)``, in microseconds."""
     start = time.perf_counter()
     for _ in range(calls):
         function(*args)
@@ -78,7 +79,7 @@ def main() -> None:
             times: dict[str, list[float]] = {side: [] for side in sides}
             for _ in range(options.rounds):
                 for side, function in sides.items():
-                    times[side].append(_mean_call_us(function, args, options.calls))
+                    times[side].append(mean_call_us(function, args, options.calls))
             eager, dynamo, compiled = (statistics.median(times[s]) for s in ("eager", "dynamo", "hopc"))
             if name == "1-op":
                 worst = compiled - dynamo

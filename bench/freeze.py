@@ -21,7 +21,6 @@ import argparse
 import os
 import statistics
 import sys
-import time
 from collections.abc import Callable
 
 import torch
@@ -35,6 +34,7 @@ from hopc.passes.freeze import freeze
 from hopc.passes.pipeline import run_pipeline
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "frontend"))
+from call_overhead import mean_call_us  # bench/ is the script's own directory
 from frontend_models import Mlp, TransformerBlock
 
 
@@ -80,13 +80,6 @@ def _fold_counts(model: torch.nn.Module, example: torch.Tensor) -> tuple[int, in
     return before, _ops(module), constants
 
 
-def _mean_call_us(function: Callable, args: tuple, calls: int) -> float:
-    start = time.perf_counter()
-    for _ in range(calls):
-        function(*args)
-    return (time.perf_counter() - start) / calls * 1e6
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=500)
@@ -107,7 +100,7 @@ def main() -> None:
             times: dict[str, list[float]] = {side: [] for side in sides}
             for _ in range(options.rounds):
                 for side, function in sides.items():
-                    times[side].append(_mean_call_us(function, (example,), options.calls))
+                    times[side].append(mean_call_us(function, (example,), options.calls))
             eager, compiled, frozen = (statistics.median(times[s]) for s in ("eager", "hopc", "frozen"))
             print(f"{name:<12} {before:>4} {after:>6} {constants / 1024:>9.1f} {eager:>9.1f} {compiled:>9.1f} "
                   f"{frozen:>9.1f} {compiled / eager:>10.2f} {frozen / eager:>12.2f}")
