@@ -15,12 +15,12 @@ import random
 
 import pytest
 import torch
+from interpreter_outcomes import assert_same_outcome, run_outcome
 from lit_chunks import pass_chunks
 from program_generator_core import random_arguments, symbol_sizes
 from symbolic_program_generator import generate_program
 from xdsl.dialects.builtin import ModuleOp
 
-from hopc.backend.interpreter import InterpreterError, run_module
 from hopc.ir.context import make_context
 from hopc.ir.module import declared_symbols
 from hopc.ir.parse import parse_module
@@ -39,36 +39,11 @@ def _after(names: str, text: str) -> ModuleOp:
     return module
 
 
-Outcome = list[object] | InterpreterError
-
-
-def _run(module: ModuleOp, inputs: list[object]) -> tuple[Outcome, list[object]]:
-    """(outputs or the failure, the inputs as the run left them), from a fixed RNG state."""
-    arguments = [v.clone() if isinstance(v, torch.Tensor) else v for v in inputs]
-    torch.manual_seed(0)
-    try:
-        return run_module(module, arguments), arguments
-    except InterpreterError as error:
-        return error, arguments
-
-
-def _assert_same(before: Outcome, after: Outcome) -> None:
-    if isinstance(before, InterpreterError) or isinstance(after, InterpreterError):
-        assert type(before) is type(after), f"before: {before}\nafter: {after}"
-        return
-    assert len(before) == len(after)
-    for old, new in zip(before, after, strict=True):
-        if isinstance(old, torch.Tensor):
-            torch.testing.assert_close(new, old, rtol=0, atol=0, equal_nan=True)
-        else:
-            assert new == old
-
-
 def _check_preserved(name: str, text: str, inputs: list[object]) -> None:
-    outputs_before, inputs_before = _run(parse_module(text), inputs)
-    outputs_after, inputs_after = _run(_after(name, text), inputs)
-    _assert_same(outputs_before, outputs_after)
-    _assert_same(inputs_before, inputs_after)
+    outputs_before, inputs_before = run_outcome(parse_module(text), inputs)
+    outputs_after, inputs_after = run_outcome(_after(name, text), inputs)
+    assert_same_outcome(outputs_before, outputs_after)
+    assert_same_outcome(inputs_before, inputs_after)
 
 
 @pytest.mark.parametrize(("name", "chunk"), pass_chunks(PASSES))

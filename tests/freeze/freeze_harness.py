@@ -9,27 +9,15 @@ it kept (the user inputs, and the globals it left) and returns both outcomes.
 from __future__ import annotations
 
 import torch
+from interpreter_outcomes import Outcome, run_outcome
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, SymbolRefAttr
 
-from hopc.backend.interpreter import InterpreterError, run_module
 from hopc.dialects.hop import ParameterOp
 from hopc.ir.constants import tensor_value
 from hopc.ir.module import entry_function, entry_signature
 from hopc.ir.signature import USER
 from hopc.ir.verify import verify_module
 from hopc.passes.freeze import freeze
-
-Outcome = list[object] | InterpreterError
-
-
-def run(module: ModuleOp, arguments: list[object]) -> tuple[Outcome, list[object]]:
-    """(outputs or the failure, the arguments as the run left them), from a fixed RNG state."""
-    arguments = [v.clone() if isinstance(v, torch.Tensor) else v for v in arguments]
-    torch.manual_seed(0)
-    try:
-        return run_module(module, arguments), arguments
-    except InterpreterError as error:
-        return error, arguments
 
 
 def frozen_arguments(before: ModuleOp, after: ModuleOp, arguments: list[object]) -> list[object]:
@@ -47,23 +35,7 @@ def run_frozen_and_not(module: ModuleOp, arguments: list[object],
     frozen = module.clone()
     freeze(frozen, **options)
     verify_module(frozen)
-    return run(module, arguments), run(frozen, frozen_arguments(module, frozen, arguments)), frozen
-
-
-def assert_same(before: Outcome, after: Outcome, *, exact: bool = True) -> None:
-    """The outcomes agree: bit for bit, or (``exact=False``) within float tolerance, for a module
-    whose composite ops freeze decomposes (Note [prepared layouts]: a GEMM on a transposed copy
-    of a weight sums in another order than on its transposed view)."""
-    if isinstance(before, InterpreterError) or isinstance(after, InterpreterError):
-        assert type(before) is type(after), f"before: {before}\nafter: {after}"
-        return
-    assert len(before) == len(after)
-    tolerance = {"rtol": 0, "atol": 0} if exact else {}
-    for old, new in zip(before, after, strict=True):
-        if isinstance(old, torch.Tensor):
-            torch.testing.assert_close(new, old, equal_nan=True, **tolerance)
-        else:
-            assert new == old
+    return run_outcome(module, arguments), run_outcome(frozen, frozen_arguments(module, frozen, arguments)), frozen
 
 
 def as_parameters(module: ModuleOp, values: dict[int, torch.Tensor]) -> None:

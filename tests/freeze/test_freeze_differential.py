@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 import torch
-from freeze_harness import as_parameters, assert_same, run_frozen_and_not
 
 from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp
 from hopc.ir.constants import global_value
@@ -28,6 +27,8 @@ from hopc.ir.types import TensorType
 from hopc.passes.pipeline import run_pipeline
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from freeze_harness import as_parameters, run_frozen_and_not  # after tests/ is on the path
+from interpreter_outcomes import assert_same_outcome
 from program_generator_core import random_arguments, symbol_sizes
 from symbolic_program_generator import generate_program
 
@@ -59,7 +60,9 @@ def test_lit_chunk_is_preserved(chunk: str, predicate: bool, limit: int | None):
                                                              generator, predicate))
     options = {} if limit is None else {"max_constant_bytes": limit}
     (before, inputs_before), (after, inputs_after), _ = run_frozen_and_not(module, arguments, **options)
-    assert_same(before, after, exact="aten.linear" not in chunk)  # the one composite the chunks use
+    # bit for bit, but where freeze decomposes a composite (Note [prepared layouts]: a GEMM on
+    # a transposed copy of a weight sums in another order); linear is the one the chunks use
+    assert_same_outcome(before, after, exact="aten.linear" not in chunk)
 
 
 @pytest.mark.parametrize("seed", range(16))
@@ -73,5 +76,5 @@ def test_random_program_with_parameters_is_preserved(seed: int):
               if isinstance(t, TensorType) and all(isinstance(d, int) for d in t.shape)}
     as_parameters(module, static)
     (before, _), (after, _), frozen = run_frozen_and_not(module, arguments)
-    assert_same(before, after)
+    assert_same_outcome(before, after)
     assert len(entry_function(frozen).args) == len(arguments) - len(static.keys() - changed)
