@@ -107,6 +107,8 @@ class TrainingCall:
         self._copy_back_unrecorded = tuple(pair for pair in copied if pair[0] not in self._differentiable)
         """(Function output, argument) per copy-back of a value that takes no gradient: copied
         under ``torch.no_grad()``, as eager's ``w.add_(1)`` under no_grad changes a leaf."""
+        self._changed_arguments = tuple(argument for _, argument in copied)
+        """The arguments the call changes (copies back into)."""
         self._saved_arguments = tuple(backward.saved_arguments.items())
         """(saved value number, backward argument) per saved value."""
         self._backward_argument_count = len(backward.arguments)
@@ -141,8 +143,8 @@ class TrainingCall:
         """The forward entry on ``entry``: keeps the saved values on ``ctx``, returns the Function's outputs."""
         results = self._run_forward(entry)
         saved = [results[index] for index in self._saved]
-        if self._copy_back or self._copy_back_unrecorded:
-            changed = {_storage(entry[argument]) for _, argument in self._copy_back + self._copy_back_unrecorded}
+        if self._changed_arguments:
+            changed = {_storage(entry[argument]) for argument in self._changed_arguments}
             saved = [value.clone() if isinstance(value, torch.Tensor) and _storage(value) in changed else value
                      for value in saved]
         ctx.save_for_backward(*(value for value in saved if isinstance(value, torch.Tensor)))
