@@ -20,6 +20,7 @@ DIALECTS: dict[str, str] = {
     "hop": "hopc.dialects.hop:Hop",
     "aten": "hopc.dialects.aten:Aten",
     "profiler": "hopc.dialects.profiler:Profiler",
+    "kernel": "hopc.dialects.kernel:Kernel",
 }
 """Dialect name -> ``module:attribute`` of its ``xdsl.ir.Dialect``."""
 
@@ -27,6 +28,7 @@ INTERPRETER_IMPLS: dict[str, tuple[str, ...]] = {
     "hop": ("hopc.backend.interpreter_hop:HopImpls", "hopc.backend.interpreter_rng:RngStateImpls"),
     "aten": ("hopc.backend.interpreter_aten:AtenImpls",),
     "profiler": ("hopc.backend.interpreter_profiler:ProfilerImpls",),
+    "kernel": ("hopc.backend.interpreter_kernel:KernelImpls",),
 }
 """Dialect name -> ``module:attribute`` of each class of its interpreter implementations."""
 

@@ -1,0 +1,47 @@
+"""Reference-interpreter implementations of the ``kernel`` dialect.
+
+A launch runs its kernel's body op by op, as a call of a ``hop.subgraph``
+(its parameters bound afresh from the operands); with ``into`` buffers, each
+result is copied into its buffer and the buffer is the result, so a later
+launch into the same buffer overwrites it, as the compiled executors do. An
+allocation evaluates its shape and strides under the symbols bound then.
+"""
+
+from __future__ import annotations
+
+from collections import ChainMap
+
+import torch
+
+from hopc.backend.interpreter import Frame, interpreter_error, run_region
+from hopc.backend.interpreter_ops import bind_parameters
+from hopc.backend.interpreter_registry import impl, register_impls
+from hopc.dialects.kernel import AllocOp, LaunchOp
+from hopc.ir.torch_values import dtype_of, evaluate_dim
+
+
+@register_impls
+class KernelImpls:
+    @impl(LaunchOp)
+    def run_launch(self, op: LaunchOp, frame: Frame) -> list[object]:
+        kernel = op.kernel()
+        if kernel is None:
+            raise interpreter_error(op, f"launches unknown kernel {op.callee}")
+        args = frame.get(op.arguments)
+        scope = Frame(ChainMap(), frame.symbols.new_child())
+        bind_parameters(args, kernel.input_types, scope.symbols)
+        results = run_region(kernel.body, args, scope, op)
+        if not op.into:
+            return results
+        buffers = frame.get(op.into)
+        for buffer, result in zip(buffers, results, strict=True):
+            buffer.copy_(result)
+        return list(buffers)
+
+    @impl(AllocOp)
+    def run_alloc(self, op: AllocOp, frame: Frame) -> list[object]:
+        buffer_type = op.buffer.type
+        shape = [evaluate_dim(d, frame.symbols) for d in buffer_type.shape]
+        strides = [evaluate_dim(s, frame.symbols) for s in buffer_type.strides]
+        return [torch.empty_strided(shape, strides, dtype=dtype_of(buffer_type.element_type),
+                                    device=buffer_type.device)]

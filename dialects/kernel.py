@@ -1,0 +1,395 @@
+"""The ``kernel`` dialect: fused kernels, their launches, and the buffers they write.
+
+The kernel level is what ``convert-hop-to-kernel`` makes of a functional,
+symbol-closed module and what the compiled executors run (Note [kernel
+level]). Ops:
+
+- ``kernel.kernel @k``: a module-level symbol holding one fused computation,
+  its body ATen ops on tensors ending in ``kernel.yield``;
+- ``kernel.launch @k(...)``: runs a kernel on tensors and on the shape
+  symbols its iteration space needs, as SSA ``!hop.symint`` values;
+- ``kernel.alloc``: a buffer of a given shape, strides and device, which a
+  launch writes its result into (``into(...)``), after ``plan-memory``.
+
+Note [kernel level]
+~~~~~~~~~~~~~~~~~~~
+A kernel-level module keeps the functional level's host structure: entry
+functions, ``hop.cond``/``hop.while`` and whatever HOPs remain after
+autograd, as host control flow, and the shape-symbol ops. Every tensor
+computation at host level is a ``kernel.launch`` of a ``kernel.kernel``,
+which has a ``kind``:
+
+- ``"pointwise"``: pointwise ops and broadcasts over one iteration space,
+  the shape of its results (all of one shape);
+- ``"reduction"``: a reduction over the innermost dimension(s) of its
+  input, with pointwise prologue ops before it and epilogue ops after it,
+  and possibly several reductions of the same input (horizontal fusion);
+- ``"extern"``: exactly one ATen op that a library does best (matmul,
+  convolution, attention, and any op no generated kernel covers), run by its
+  library: ATen on the CPU, cuBLAS/cuDNN/SDPA on CUDA.
+
+A kernel is parametric in the shape symbols its tensor arguments bind (as a
+``hop.subgraph``: Note [subgraph symbols] in ``hopc.dialects.hop``) and takes
+the others, and any symbol its grid needs, as trailing ``!hop.symint``
+arguments; one kernel serves every size of a dynamic dimension. Values are
+tensors with value semantics until memory planning; after ``plan-memory``
+each launch of a generated kernel writes its results into ``kernel.alloc``
+buffers named by ``into(...)``, and a buffer's storage is that of every
+launch result written into it (a later launch reuses a buffer only after the
+last reader of the earlier result; Note [memory plan] in
+``hopc.passes.plan_memory``). The module's target device is the module
+attribute ``kernel.device`` (``"cpu"`` or ``"cuda"``), which every buffer's
+device matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolNameConstraint, SymbolRefAttr
+from xdsl.ir import Attribute, Data, Dialect, Operation, Region, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    lazy_traits_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    Pure,
+    SymbolOpInterface,
+    SymbolTable,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from hopc.dialects.hop_common import describe
+from hopc.ir.substitution import InconsistentBinding, bind, substitute
+from hopc.ir.types import (
+    DTYPE_NAME_BY_ELEMENT_TYPE,
+    Dim,
+    SymIntType,
+    TensorType,
+    _BodyError,
+    _dims,
+    _split_top_level,
+    _tensor_parameters,
+    canonical_dim,
+    format_dim,
+    shape_symbols,
+)
+
+KERNEL_KINDS = ("pointwise", "reduction", "extern")
+"""What a ``kernel.kernel`` holds (Note [kernel level])."""
+
+DEVICES = ("cpu", "cuda")
+DEVICE_ATTRIBUTE = "kernel.device"
+"""The module attribute naming the kernel-level module's target device."""
+
+
+def contiguous_strides(shape: Sequence[Dim]) -> tuple[Dim, ...]:
+    """Row-major strides of ``shape``: the last dimension's is 1."""
+    from hopc.ir.types import simple_arithmetic
+
+    strides: list[Dim] = []
+    running: Dim = 1
+    for dim in reversed(shape):
+        strides.append(running)
+        product = simple_arithmetic("mul", running, dim)
+        running = product if product is not None else canonical_dim(f"({running})*({dim})")
+    return tuple(reversed(strides))
+
+
+@irdl_attr_definition
+class BufferType(Data[tuple[tuple[Dim, ...], Attribute, tuple[Dim, ...], str]], TypeAttribute):
+    """Storage for one tensor: ``!kernel.buffer<[s0, 16], f32, [16, 1], cpu>``.
+
+    Shape, element type, strides (one per dimension, ints or expressions over
+    shape symbols) and device. Invariant: as many strides as dimensions, the
+    device one of ``DEVICES``.
+    """
+
+    name = "kernel.buffer"
+
+    def __init__(self, shape: Iterable[Dim] | tuple, element_type: Attribute | None = None,
+                 strides: Iterable[Dim] | None = None, device: str = "cpu"):
+        if element_type is None:  # xDSL's parser passes the parsed (shape, type, strides, device)
+            shape, element_type, strides, device = shape  # type: ignore[misc]
+        dims = TensorType(shape, element_type).shape
+        strides = contiguous_strides(dims) if strides is None else tuple(
+            s if isinstance(s, int) else canonical_dim(s) for s in strides)
+        super().__init__((dims, element_type, strides, device))
+
+    @staticmethod
+    def of(tensor: TensorType, device: str) -> BufferType:
+        """A contiguous buffer holding a value of type ``tensor``."""
+        return BufferType(tensor.shape, tensor.element_type, None, device)
+
+    @property
+    def shape(self) -> tuple[Dim, ...]:
+        return self.data[0]
+
+    @property
+    def element_type(self) -> Attribute:
+        return self.data[1]
+
+    @property
+    def strides(self) -> tuple[Dim, ...]:
+        return self.data[2]
+
+    @property
+    def device(self) -> str:
+        return self.data[3]
+
+    @property
+    def dtype_name(self) -> str:
+        return DTYPE_NAME_BY_ELEMENT_TYPE[self.element_type]
+
+    def tensor_type(self) -> TensorType:
+        """The type of a tensor stored in this buffer."""
+        return TensorType(self.shape, self.element_type)
+
+    def free_symbols(self) -> frozenset[str]:
+        return shape_symbols(self.shape) | shape_symbols(self.strides)
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> tuple[tuple[Dim, ...], Attribute, tuple[Dim, ...], str]:
+        body_start = parser._current_token.span.start + 1
+        body = parser._parse_dialect_symbol_body()
+        try:
+            return _buffer_parameters(body)
+        except _BodyError as error:
+            parser.raise_error(error.message, body_start + error.offset)
+
+    def print_parameter(self, printer: Printer) -> None:
+        element = TensorType(self.shape, self.element_type)
+        shape_and_type = str(element)[len("!hop.tensor<"):-1]
+        strides = ", ".join(format_dim(s) for s in self.strides)
+        printer.print_string(f"<{shape_and_type}, [{strides}], {self.device}>")
+
+    def verify(self) -> None:
+        if len(self.strides) != len(self.shape):
+            raise VerifyException(f"!kernel.buffer has {len(self.shape)} dimensions but "
+                                  f"{len(self.strides)} strides")
+        if self.device not in DEVICES:
+            raise VerifyException(f"!kernel.buffer has unknown device '{self.device}' "
+                                  f"(expected one of {', '.join(DEVICES)})")
+
+
+def _buffer_parameters(body: str) -> tuple[tuple[Dim, ...], Attribute, tuple[Dim, ...], str]:
+    """``[s0, 16], f32, [16, 1], cpu`` as (shape, element type, strides, device)."""
+    pieces = _split_top_level(body)
+    if len(pieces) != 4:
+        raise _BodyError("expected '[dims], element-type, [strides], device' in !kernel.buffer", 0)
+    (shape_text, _), (element_text, element_at), (strides_text, strides_at), (device_text, _) = pieces
+    shape, element_type = _tensor_parameters(f"{shape_text},{element_text}")
+    stripped = strides_text.strip()
+    if not (stripped.startswith("[") and stripped.endswith("]")):
+        raise _BodyError("expected '[strides]' after the element type", strides_at)
+    open_at = strides_at + strides_text.index("[") + 1
+    strides = _dims(stripped[1:-1], open_at)
+    return shape, element_type, strides, device_text.strip()
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Returns a kernel's results: ``kernel.yield %a : T``. Only in a ``kernel.kernel``."""
+
+    name = "kernel.yield"
+    values = var_operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(), Pure(), HasParent(KernelOp)))
+    assembly_format = "attr-dict ($values^ `:` type($values))?"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[values])
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """One fused computation, launched by symbol (Note [kernel level]).
+
+        def kernel(*tensors, *sizes):
+            return body(*tensors)         # the ATen ops of its body, in order
+
+    Example::
+
+        kernel.kernel @fused_sin_mul "pointwise" {
+        ^bb0(%a: !hop.tensor<[s0, 16], f32>, %b: !hop.tensor<[16], f32>):
+          %m = aten.mul.Tensor(%a, %b) : (...) -> !hop.tensor<[s0, 16], f32>
+          %s = aten.sin(%m) : (!hop.tensor<[s0, 16], f32>) -> !hop.tensor<[s0, 16], f32>
+          kernel.yield %s : !hop.tensor<[s0, 16], f32>
+        }
+
+    Restrictions: a body is one block of ATen ops (and shape-symbol ops)
+    ending in ``kernel.yield``; its arguments are tensors, then
+    ``!hop.symint`` sizes; an ``extern`` kernel holds exactly one ATen op.
+    """
+
+    name = "kernel.kernel"
+    sym_name = prop_def(SymbolNameConstraint())
+    kind = prop_def(StringAttr)
+    body = region_def("single_block")
+    traits = traits_def(SymbolOpInterface(), IsolatedFromAbove(), HasParent(ModuleOp))
+    assembly_format = "$sym_name $kind attr-dict-with-keyword $body"
+
+    def __init__(self, name: str, kind: str, body: Region):
+        super().__init__(properties={"sym_name": StringAttr(name), "kind": StringAttr(kind)},
+                         regions=[body])
+
+    @property
+    def input_types(self) -> list[Attribute]:
+        return [a.type for a in self.body.block.args]
+
+    @property
+    def output_types(self) -> list[Attribute]:
+        return [v.type for v in self.yield_op.values]
+
+    @property
+    def yield_op(self) -> YieldOp:
+        terminator = self.body.block.last_op
+        if not isinstance(terminator, YieldOp):
+            raise VerifyException(f"'kernel.kernel' @{self.sym_name.data} must end with kernel.yield")
+        return terminator
+
+    @property
+    def computation(self) -> list[Operation]:
+        """The body's ops before its ``kernel.yield``, in order."""
+        return [op for op in self.body.block.ops if not isinstance(op, YieldOp)]
+
+    def verify_(self) -> None:
+        kind = self.kind.data
+        where = f"'kernel.kernel' @{self.sym_name.data}"
+        if kind not in KERNEL_KINDS:
+            raise VerifyException(f"{where} has unknown kind '{kind}' (expected one of "
+                                  f"{', '.join(KERNEL_KINDS)})")
+        seen_size = False
+        for argument in self.body.block.args:
+            if isinstance(argument.type, SymIntType):
+                seen_size = True
+            elif not isinstance(argument.type, TensorType) or seen_size:
+                raise VerifyException(f"{where}: argument {describe(argument)} has type {argument.type}, "
+                                      "expected tensors first, then !hop.symint sizes")
+        self.yield_op  # noqa: B018  (raises where the body does not end in kernel.yield)
+        if kind == "extern" and len(self.computation) != 1:
+            raise VerifyException(f"{where}: an extern kernel holds exactly one op, "
+                                  f"found {len(self.computation)}")
+
+
+@irdl_op_definition
+class LaunchOp(IRDLOperation):
+    """Runs a kernel: ``kernel.launch @k(%x, %n) into(%b) : (T, !hop.symint<s0>) -> R``.
+
+        def launch(kernel, *arguments, into=()):
+            results = kernel(*arguments)
+            for buffer, result in zip(into, results):
+                buffer[...] = result          # the result *is* the buffer's storage
+            return results
+
+    The operands mirror the kernel's arguments: tensors, then the sizes its
+    grid and shapes need as SSA symints of the lifted shape symbols. ``into``
+    is empty before memory planning and names one buffer per result after it.
+    Restrictions: the operands bind the kernel's symbols consistently and the
+    types are the kernel's under that substitution; each buffer holds its
+    result's type.
+    """
+
+    name = "kernel.launch"
+    callee = prop_def(SymbolRefAttr)
+    arguments = var_operand_def()
+    into = var_operand_def(BufferType)
+    outputs = var_result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = ("$callee `(` $arguments `)` (`into` `(` $into^ `:` type($into) `)`)? attr-dict "
+                       "`:` functional-type($arguments, $outputs)")
+
+    def __init__(self, callee: str, arguments: Sequence[SSAValue], result_types: Sequence[Attribute],
+                 into: Sequence[SSAValue] = ()):
+        super().__init__(operands=[arguments, into], result_types=[result_types],
+                         properties={"callee": SymbolRefAttr(callee)})
+
+    def kernel(self) -> KernelOp | None:
+        found = SymbolTable.lookup_symbol(self, self.callee)
+        return found if isinstance(found, KernelOp) else None
+
+    def verify_(self) -> None:
+        kernel = self.kernel()
+        if kernel is None:
+            raise VerifyException(f"'kernel.launch' launches unknown kernel {self.callee}")
+        try:
+            substitution = bind(kernel.input_types, [v.type for v in self.arguments])
+        except InconsistentBinding as conflict:
+            raise VerifyException(f"'kernel.launch' operands bind symbol {conflict.symbol} of "
+                                  f"{self.callee} inconsistently") from None
+        renamed = {name: dim for name, dim in substitution.items() if name != dim}
+        _check_types(f"'kernel.launch' operands of {self.callee}", self.arguments,
+                     [substitute(t, renamed) for t in kernel.input_types], "operand")
+        _check_types(f"'kernel.launch' results of {self.callee}", self.outputs,
+                     [substitute(t, renamed) for t in kernel.output_types], "result")
+        if self.into and len(self.into) != len(self.outputs):
+            raise VerifyException(f"'kernel.launch' of {self.callee} writes {len(self.outputs)} results "
+                                  f"into {len(self.into)} buffers")
+        for index, (buffer, result) in enumerate(zip(self.into, self.outputs)):
+            if buffer.type.tensor_type() != result.type:
+                raise VerifyException(f"'kernel.launch' of {self.callee}: buffer #{index} "
+                                      f"{describe(buffer)} has type {buffer.type}, which cannot hold "
+                                      f"result #{index} of type {result.type}")
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """A buffer: ``%b = kernel.alloc(%n) : (!hop.symint<s0>) -> !kernel.buffer<[s0, 16], f32, [16, 1], cpu>``.
+
+        def alloc(*sizes):
+            return torch.empty_strided(shape, strides, dtype=dtype, device=device)
+
+    Each run of the enclosing block allocates anew. The operands are the
+    symints of the shape symbols its type mentions, one per symbol.
+    Restrictions: the buffer's symbols are exactly those of its operands' types.
+    """
+
+    name = "kernel.alloc"
+    sizes = var_operand_def(SymIntType)
+    buffer = result_def(BufferType)
+    traits = traits_def(Pure())
+    assembly_format = "`(` $sizes `)` attr-dict `:` functional-type($sizes, $buffer)"
+
+    def __init__(self, buffer_type: BufferType, sizes: Sequence[SSAValue] = ()):
+        super().__init__(operands=[sizes], result_types=[buffer_type])
+
+    def verify_(self) -> None:
+        given = {s.type.value for s in self.sizes}
+        missing = self.buffer.type.free_symbols() - given
+        if missing:
+            raise VerifyException(f"'kernel.alloc' of {self.buffer.type} needs the sizes "
+                                  f"{', '.join(sorted(missing))} as operands")
+
+
+def _check_types(what: str, values: Sequence[SSAValue], expected: Sequence[Attribute], role: str) -> None:
+    if len(values) != len(expected):
+        raise VerifyException(f"{what}: expected {len(expected)} values, got {len(values)}")
+    for index, (value, want) in enumerate(zip(values, expected)):
+        if value.type != want:
+            raise VerifyException(f"{what}: {role} #{index} {describe(value)} has type {value.type}, "
+                                  f"expected {want}")
+
+
+def module_device(module: ModuleOp) -> str:
+    """The target device of a kernel-level module (``kernel.device``, ``"cpu"`` by default)."""
+    attribute = module.attributes.get(DEVICE_ATTRIBUTE)
+    return attribute.data if isinstance(attribute, StringAttr) else "cpu"
+
+
+Kernel = Dialect("kernel", [KernelOp, YieldOp, LaunchOp, AllocOp], [BufferType])
