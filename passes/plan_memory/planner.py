@@ -1,0 +1,153 @@
+"""The memory plan of one block: lifetimes of its values, and a buffer for each planned launch result.
+
+``plan_block(block, device)`` decides, without changing the IR, which buffer
+each planned launch result of ``block`` goes into, and plans the blocks of
+its host region ops the same way (Note [memory plan] in
+``hopc.passes.plan_memory.plan_memory``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from xdsl.ir import Block, Operation, SSAValue
+
+from hopc.dialects.aten_schema import lookup
+from hopc.dialects.kernel import BufferType, LaunchOp
+from hopc.ir.types import TensorType
+
+
+@dataclass(eq=False)
+class Buffer:
+    """One ``kernel.alloc`` of a block: the launch results it holds, one after another.
+
+    Invariant: each value in ``values`` is dead (its last reader has run) before
+    the next one is written; ``live_until`` is the last use of the last value.
+    """
+
+    type: BufferType
+    first_write: int
+    """Position in the block of its first writer (its alloc goes right before it)."""
+    values: list[SSAValue] = field(default_factory=list)
+    live_until: int = 0
+
+    def hold(self, value: SSAValue, last_use: int) -> None:
+        self.values.append(value)
+        self.live_until = last_use
+
+
+@dataclass
+class BlockPlan:
+    """The buffers of one block and what goes where; the plans of its nested blocks by op.
+
+    Invariant: ``into[launch]`` has one buffer per result of ``launch``, all distinct.
+    """
+
+    block: Block
+    buffers: list[Buffer] = field(default_factory=list)
+    into: dict[LaunchOp, list[Buffer]] = field(default_factory=dict)
+    in_place: int = 0
+    """Results written into the buffer of an operand whose last reader they are."""
+    nested: dict[Operation, list[BlockPlan]] = field(default_factory=dict)
+
+    def walk(self) -> Iterator[BlockPlan]:
+        """This plan and every nested one."""
+        yield self
+        for plans in self.nested.values():
+            for plan in plans:
+                yield from plan.walk()
+
+
+def plan_block(block: Block, device: str) -> BlockPlan:
+    """The memory plan of ``block`` and its nested host blocks (Note [memory plan])."""
+    plan = BlockPlan(block)
+    last_use = last_uses(block)
+    holding: dict[SSAValue, Buffer] = {}
+    for position, op in enumerate(block.ops):
+        if op.regions:
+            plan.nested[op] = [plan_block(nested, device) for region in op.regions for nested in region.blocks]
+        if not isinstance(op, LaunchOp) or op.into or not is_planned(op):
+            continue
+        buffers: list[Buffer] = []
+        for result in op.outputs:
+            wanted = BufferType.of(result.type, device)
+            buffer = _dead_operand_buffer(op, wanted, position, holding, last_use)
+            if buffer is not None:
+                plan.in_place += 1
+            else:
+                buffer = _free_buffer(plan.buffers, wanted, position) or Buffer(wanted, position)
+            if not buffer.values:
+                plan.buffers.append(buffer)
+            buffer.hold(result, last_use[result])
+            holding[result] = buffer
+            buffers.append(buffer)
+        plan.into[op] = buffers
+    return plan
+
+
+def last_uses(block: Block) -> dict[SSAValue, int]:
+    """The position in ``block`` of the last op reading each value (Note [memory plan]).
+
+    A read inside a nested region is a read by its op in ``block``; a value
+    the terminator reads lives to the end. A value defined and never read
+    dies at its definition (a block argument: before the first op). A tensor
+    operand of a host region op lives as long as that op's tensor results,
+    which may be the operand itself.
+    """
+    last: dict[SSAValue, int] = {argument: -1 for argument in block.args}
+    ops = list(block.ops)
+    for position, op in enumerate(ops):
+        last.update((result, position) for result in op.results)
+        for value in _values_read(op):
+            last[value] = position
+    for position, op in reversed(list(enumerate(ops))):
+        if not op.regions:
+            continue
+        results_end = max((last[r] for r in op.results if isinstance(r.type, TensorType)), default=position)
+        for value in _values_read(op):
+            if isinstance(value.type, TensorType):
+                last[value] = max(last[value], results_end)
+    return last
+
+
+def is_planned(launch: LaunchOp) -> bool:
+    """Whether the results of ``launch`` get buffers: a pointwise or reduction kernel, or an
+    extern one whose op has an ``.out`` overload with one ``out`` argument per result and no
+    data-dependent output shape (Note [memory plan])."""
+    kernel = launch.kernel()
+    if kernel is None or not all(isinstance(r.type, TensorType) for r in launch.outputs):
+        return False
+    if kernel.kind.data != "extern":
+        return True
+    schema = lookup(kernel.computation[0].name)
+    if schema is None or schema.has_dynamic_output_shape:
+        return False
+    out = lookup(f"aten.{schema.base_name}.out")
+    return out is not None and out.is_out_variant and len(out.mutated_arguments) == len(launch.outputs)
+
+
+def _values_read(op: Operation) -> Iterator[SSAValue]:
+    """The operands of ``op`` and of every op nested in it."""
+    for nested in op.walk():
+        yield from nested.operands
+
+
+def _dead_operand_buffer(launch: LaunchOp, wanted: BufferType, position: int,
+                         holding: dict[SSAValue, Buffer], last_use: dict[SSAValue, int]) -> Buffer | None:
+    """For a pointwise launch: the buffer of type ``wanted`` still holding an operand whose
+    last reader is this launch (not yet taken by an earlier result of it); else None."""
+    kernel = launch.kernel()
+    if kernel is None or kernel.kind.data != "pointwise":
+        return None
+    for operand in launch.arguments:
+        buffer = holding.get(operand)
+        if buffer is not None and buffer.type == wanted and buffer.values[-1] is operand \
+                and last_use[operand] == position:
+            return buffer
+    return None
+
+
+def _free_buffer(buffers: list[Buffer], wanted: BufferType, position: int) -> Buffer | None:
+    """The first buffer of type ``wanted`` whose value's last reader ran before ``position``."""
+    return next((b for b in buffers if b.type == wanted and b.live_until < position), None)
