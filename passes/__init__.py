@@ -20,6 +20,7 @@ PASS_CLASSES: dict[str, str] = {
     "dce": "hopc.passes.dce:DeadCodeEliminationPass",
     "autograd": "hopc.passes.autograd:AutogradPass",
     "freeze": "hopc.passes.freeze:FreezePass",
+    "convert-hop-to-kernel": "hopc.passes.convert_hop_to_kernel:ConvertHopToKernelPass",
     "plan-memory": "hopc.passes.plan_memory:PlanMemoryPass",
     "verify-functional": "hopc.passes.verify_functional:VerifyFunctionalPass",
     "verify-symbol-closed": "hopc.passes.verify_symbol_closed:VerifySymbolClosedPass",

@@ -1,0 +1,117 @@
+"""Lowers a functional module to the kernel level: ATen ops fused into launched kernels.
+
+Invariant after the pass (the kernel level, Note [kernel level] in
+``hopc.dialects.kernel``): no ATen op is left at host level; every one is in
+the body of a ``kernel.kernel`` that a ``kernel.launch`` runs, in every
+function, every HOP region and every ``hop.subgraph``. Host structure (entry
+functions, HOPs as host control flow, shape-symbol ops, constants) is
+unchanged, and so is the order of everything outside the fused ops. The
+module attribute ``kernel.device`` names the target device.
+
+Assumes a verified module at the functional and symbol-closed levels (after
+``functionalize`` and ``lift-symbols``; forward and backward functions of
+``autograd`` and the output of ``freeze`` alike). Launches carry no buffers
+yet: ``plan-memory`` gives them some.
+
+Steps: small pointwise ``hop.cond``s become selects where the device makes
+that profitable (Note [conds as selects]); then the ATen ops of each block
+are grouped (Note [fusion groups]) and each group is outlined into a kernel
+(``outline``). Which ops a generated kernel may hold is the Triton emitter's
+to say (``hopc.backend.triton.ops.can_emit``); the others are ``extern``
+kernels, one op each, run by their library.
+
+Note [conds as selects]
+~~~~~~~~~~~~~~~~~~~~~~~
+A ``hop.cond`` at host level reads its predicate on the host: on CUDA that
+is a device synchronization (and a CUDA graph cannot hold it), so a small
+cond with pointwise branches is cheaper as a select that fuses with its
+neighbours (``cond_to_select``). On the CPU reading a 0-d tensor costs
+about a microsecond and running only the taken branch is cheaper than
+running both, so the rewrite is off there. ``conds-as-selects`` forces it
+(``always``/``never``); the default, ``auto``, decides by device.
+
+Before::
+
+    %s = aten.sin(%x) : (!hop.tensor<[s0, 16], f32>) -> !hop.tensor<[s0, 16], f32>
+    %r = aten.mul.Tensor(%s, %w) : (!hop.tensor<[s0, 16], f32>, !hop.tensor<[16], f32>) -> !hop.tensor<[s0, 16], f32>
+
+After::
+
+    kernel.kernel @pointwise_sin_mul_Tensor "pointwise" {
+    ^bb0(%x: !hop.tensor<[s0, 16], f32>, %w: !hop.tensor<[16], f32>, %0: !hop.symint<s0>):
+      %s = aten.sin(%x) ...
+      %r = aten.mul.Tensor(%s, %w) ...
+      kernel.yield %r : !hop.tensor<[s0, 16], f32>
+    }
+    ...
+    %n = hop.sym_size %x[0] : !hop.tensor<[s0, 16], f32> -> !hop.symint<s0>
+    %r = kernel.launch @pointwise_sin_mul_Tensor(%x, %w, %n) : (...) -> !hop.tensor<[s0, 16], f32>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Block
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriteWalker
+from xdsl.rewriter import InsertPoint
+
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.kernel import DEVICE_ATTRIBUTE, DEVICES, KernelOp
+from hopc.ir.diagnostics import HopcError
+from hopc.passes.convert_hop_to_kernel.cond_to_select import CondToSelect
+from hopc.passes.convert_hop_to_kernel.fusion import fusion_groups
+from hopc.passes.convert_hop_to_kernel.outline import KernelTable, outline
+
+
+def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: str = "auto",
+                      can_generate: Callable[[AtenOp], bool] | None = None) -> None:
+    """Lowers ``module`` in place to the kernel level for ``device`` (the module docstring)."""
+    if device not in DEVICES:
+        raise HopcError(f"convert-hop-to-kernel: unknown device '{device}' (expected one of "
+                        f"{', '.join(DEVICES)})")
+    if conds_as_selects not in ("auto", "always", "never"):
+        raise HopcError(f"convert-hop-to-kernel: conds-as-selects is auto, always or never, "
+                        f"not '{conds_as_selects}'")
+    if can_generate is None:
+        from hopc.backend.triton.ops import can_emit as can_generate
+    if conds_as_selects == "always" or (conds_as_selects == "auto" and device == "cuda"):
+        PatternRewriteWalker(CondToSelect()).rewrite_module(module)
+    table = KernelTable(module)
+    for block in _host_blocks(module):
+        builder = Builder(InsertPoint.at_start(block))
+        for group in fusion_groups(block, can_generate):
+            outline(group, table, builder)
+    module.attributes[DEVICE_ATTRIBUTE] = StringAttr(device)
+
+
+def _host_blocks(module: ModuleOp) -> list[Block]:
+    """Every block that runs on the host: function and subgraph bodies, HOP regions; not kernels."""
+    blocks: list[Block] = []
+    for op in module.body.block.ops:
+        if isinstance(op, KernelOp):
+            continue
+        for inner in op.walk():
+            for region in inner.regions:
+                blocks.extend(region.blocks)
+    return blocks
+
+
+@dataclass(frozen=True)
+class ConvertHopToKernelPass(ModulePass):
+    """Fuses ATen ops into kernels launched from host code: the kernel level."""
+
+    name = "convert-hop-to-kernel"
+
+    device: str = "cpu"
+    """The target device: ``cpu`` or ``cuda``."""
+    conds_as_selects: str = "auto"
+    """Small pointwise conds as selects: ``auto`` (by device), ``always``, ``never``."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        convert_to_kernel(op, self.device, self.conds_as_selects)

@@ -1,0 +1,137 @@
+"""A fusion group outlined: its ops moved into a ``kernel.kernel``, a ``kernel.launch`` in their place.
+
+The kernel takes the group's operands from outside (tensors, in first-use
+order) and then one ``!hop.symint`` per shape symbol its body mentions, in
+sorted order (those of its operands' types and attributes; an unbacked size a
+result introduces is bound by the launch itself), which the launch passes as SSA values in scope there
+(``symint_for``, taken before the group's first op, so never from a value
+of the group): the grid and every size of a dynamic dimension come from
+them, so one kernel serves every size. It yields each value of the group
+that is read outside it. Kernels with the same body are one symbol
+(``KernelTable``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from xdsl.builder import Builder
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.kernel import KernelOp, LaunchOp, YieldOp
+from hopc.ir.symbol_values import symint_for
+from hopc.ir.types import ExprAttr, SymIntType, TensorType, dim_symbols
+from hopc.passes.convert_hop_to_kernel.fusion import FusionGroup
+
+_NAME_PIECE = re.compile(r"[^A-Za-z0-9]+")
+
+
+class KernelTable:
+    """The module's kernels, one symbol per distinct body, inserted before its first function."""
+
+    def __init__(self, module: ModuleOp):
+        self.module = module
+        self.by_body: dict[str, KernelOp] = {}
+        self.names: set[str] = {op.sym_name.data for op in module.ops if isinstance(op, KernelOp)}
+
+    def kernel_for(self, kind: str, body: Region, ops: list[Operation]) -> KernelOp:
+        """The kernel with this body: an existing one with the same text, or a new one."""
+        candidate = KernelOp(self._fresh_name(kind, ops), kind, body)
+        key = f"{kind} {_body_text(candidate)}"
+        existing = self.by_body.get(key)
+        if existing is not None:
+            self.names.discard(candidate.sym_name.data)
+            return existing
+        self.by_body[key] = candidate
+        first_function = next(op for op in self.module.ops if not _is_declaration(op))
+        self.module.body.block.insert_op_before(candidate, first_function)
+        return candidate
+
+    def _fresh_name(self, kind: str, ops: list[Operation]) -> str:
+        """``<kind>_<op names>``: made only of identifier characters of ATen op names."""
+        stems = [_NAME_PIECE.sub("_", op.name.removeprefix("aten.")).strip("_") for op in ops[:3]]
+        base = "_".join([kind, *stems]) + ("_etc" if len(ops) > 3 else "")
+        name, index = base, 0
+        while name in self.names:
+            index += 1
+            name = f"{base}_{index}"
+        self.names.add(name)
+        return name
+
+
+def outline(group: FusionGroup, table: KernelTable, builder: Builder) -> LaunchOp:
+    """Replaces ``group``'s ops by a launch of its kernel, placed where its last op was."""
+    members = group.members
+    inputs = _inputs(group.ops, members)
+    outputs = [r for op in group.ops for r in op.results if any(u.operation not in members for u in r.uses)]
+    symbols = sorted(set().union(*(_symbols_of(op) for op in group.ops)))
+    block = Block(arg_types=[v.type for v in inputs] + [SymIntType(s) for s in symbols])
+    mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, block.args))
+    for op in group.ops:
+        block.add_op(op.clone(value_mapper=mapping))
+    block.add_op(YieldOp(*(mapping[v] for v in outputs)))
+    kernel = table.kernel_for(group.kind, Region(block), group.ops)
+    first, last = group.ops[0], group.ops[-1]
+    sizes = [symint_for(symbol, first, builder) for symbol in symbols]
+    launch = LaunchOp(kernel.sym_name.data, [*inputs, *sizes], [v.type for v in outputs])
+    launch.location = last.location
+    builder.insert(launch, InsertPoint.before(last))
+    for value, result in zip(outputs, launch.outputs):
+        result.name_hint = value.name_hint
+        value.replace_all_uses_with(result)
+    for op in reversed(group.ops):
+        op.detach()
+        op.erase()
+    return launch
+
+
+def _inputs(ops: list[Operation], members: set[Operation]) -> list[SSAValue]:
+    """The values the ops read from outside the group, in first-use order."""
+    seen: dict[SSAValue, None] = {}
+    for op in ops:
+        for value in op.operands:
+            if not (isinstance(value.owner, Operation) and value.owner in members):
+                seen.setdefault(value)
+    return list(seen)
+
+
+def _symbols_of(op: Operation) -> set[str]:
+    """The shape symbols ``op``'s operand types and symbolic attributes mention: those it needs
+    bound before it runs (a size its result introduces, as ``nonzero``'s, it binds itself)."""
+    found: set[str] = set()
+    for value in op.operands:
+        if isinstance(value.type, TensorType):
+            found |= value.type.free_symbols()
+    if isinstance(op, AtenOp):
+        for attribute in op.properties.values():
+            found |= _attribute_symbols(attribute)
+    return found
+
+
+def _attribute_symbols(attribute: object) -> set[str]:
+    if isinstance(attribute, ExprAttr):
+        return set(dim_symbols(attribute.value))
+    nested = getattr(attribute, "data", None)
+    if isinstance(nested, tuple):
+        return set().union(*(_attribute_symbols(a) for a in nested)) if nested else set()
+    return set()
+
+
+def _body_text(kernel: KernelOp) -> str:
+    """The body's text with SSA names left out, so that bodies equal up to names compare equal."""
+    anonymous = kernel.clone()
+    for op in anonymous.walk():
+        for result in op.results:
+            result.name_hint = None
+    for argument in anonymous.body.block.args:
+        argument.name_hint = None
+    anonymous.properties["sym_name"] = StringAttr("kernel")
+    return str(anonymous)
+
+
+def _is_declaration(op: Operation) -> bool:
+    """Module-level ops kernels come after: symbols, globals, entries, other kernels."""
+    return not op.regions or isinstance(op, KernelOp)
