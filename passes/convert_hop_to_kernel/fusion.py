@@ -105,6 +105,8 @@ def _place(op: AtenOp, can_generate: Callable[[AtenOp], bool], group_of: dict[Op
     chosen = None
     if can_generate(op) and _single_tensor_result(op):
         chosen = next((g for g in reversed(producers) if g.open and _fits(op, g)), None)
+        if chosen is None and op.is_reduction:
+            chosen = _sibling_reduction(op, groups)
     for group in producers:
         if group is chosen:
             continue
@@ -116,6 +118,17 @@ def _place(op: AtenOp, can_generate: Callable[[AtenOp], bool], group_of: dict[Op
     if chosen is not None and chosen.kind == "pointwise" and op.is_reduction:
         chosen.kind, chosen.reduced_shape = "reduction", op.results[0].type.shape
     return chosen
+
+
+def _sibling_reduction(op: AtenOp, groups: list[FusionGroup]) -> FusionGroup | None:
+    """The open reduction group that reduces the same value as ``op`` to the same shape."""
+    source = _reduced_input(op)
+    for group in reversed(groups):
+        if group.open and group.kind == "reduction" and _in_prologue(group) \
+                and group.reduced_shape == op.results[0].type.shape \
+                and any(o.is_reduction and _reduced_input(o) is source for o in group.ops):
+            return group
+    return None
 
 
 def _merge(source: FusionGroup, target: FusionGroup, group_of: dict[Operation, FusionGroup],
