@@ -151,14 +151,15 @@ def plan_memory(module: ModuleOp) -> list[FunctionMemory]:
         if isinstance(op, KernelOp):
             continue
         plans = [plan_block(block, device) for region in op.regions for block in region.blocks]
-        for plan in plans:
-            _apply(plan)
         if isinstance(op, FuncOp) and plans:
             summaries.append(_summary(op, plans[0]))
+        for plan in plans:
+            _apply(plan)
     return summaries
 
 
 def _summary(function: FuncOp, plan: BlockPlan) -> FunctionMemory:
+    """What ``plan`` does in ``function``, its peak bytes set on it; before ``_apply`` moves ops."""
     peak = peak_bytes(plan)
     function.attributes[PEAK_BYTES_ATTRIBUTE] = (IntegerAttr(int(peak), i64) if peak.is_Integer
                                                  else ExprAttr(print_expr(peak)))
