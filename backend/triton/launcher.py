@@ -1,0 +1,117 @@
+"""Compiles a generated kernel and runs it on tensors: ``compile_kernel(kernel)(args, outs)``.
+
+``triton.jit`` reads its function's source with ``inspect``, so the source
+is written to a file in a cache directory, named by a hash of the source,
+and imported from there (``load_function``). Launchers are cached per
+source: kernels of one source share a compiled function and its tuned
+block sizes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import os
+import pathlib
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+
+import torch
+
+from hopc.backend.interpreter_ops import bind_parameters
+from hopc.backend.triton.autotune import AUTOTUNER
+from hopc.backend.triton.emit import EmittedKernel, emit_kernel
+from hopc.dialects.kernel import KernelOp
+from hopc.ir.torch_values import evaluate_dim
+
+CACHE_ENVIRONMENT = "HOPC_TRITON_CACHE_DIR"
+"""Where generated sources are written; by default ``<tmp>/hopc-triton-<uid>``."""
+
+_FUNCTIONS: dict[str, Callable] = {}
+_LAUNCHERS: dict[tuple[str, str, tuple[str, ...]], Launcher] = {}
+
+
+def cache_directory() -> pathlib.Path:
+    configured = os.environ.get(CACHE_ENVIRONMENT)
+    if configured:
+        return pathlib.Path(configured)
+    return pathlib.Path(tempfile.gettempdir()) / f"hopc-triton-{os.getuid()}"
+
+
+def source_key(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()[:32]
+
+
+def load_function(emitted: EmittedKernel) -> Callable:
+    """The jit function of ``emitted``, imported from its source file (written once per source)."""
+    key = source_key(emitted.source)
+    if key not in _FUNCTIONS:
+        directory = cache_directory()
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"kernel_{key}.py"
+        if not path.exists() or path.read_text() != emitted.source:
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            partial.write_text(emitted.source)
+            os.replace(partial, path)
+        module_name = f"hopc_triton_kernel_{key}"
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+        _FUNCTIONS[key] = getattr(module, emitted.name)
+    return _FUNCTIONS[key]
+
+
+class Launcher:
+    """Runs one generated kernel: ``launcher(args, outs)`` writes its results into ``outs``.
+
+    ``args`` are the kernel's arguments (tensors, then ints for its
+    ``!hop.symint`` arguments); ``outs`` one contiguous tensor per yielded
+    value, of its shape and dtype, on the device of the inputs.
+    """
+
+    def __init__(self, kernel: KernelOp, emitted: EmittedKernel):
+        self.input_types = kernel.input_types
+        self.emitted = emitted
+        self.key = source_key(emitted.source)
+        self.function = load_function(emitted)
+
+    def __call__(self, args: Sequence[torch.Tensor | int], outs: Sequence[torch.Tensor]) -> None:
+        layout = self.emitted.layout
+        symbols: dict[str, int] = {}
+        bind_parameters(args, self.input_types, symbols)
+        shape = [int(evaluate_dim(d, symbols)) for d in layout.shape]
+        tensors = [a for a in args if isinstance(a, torch.Tensor)]
+        strides: list[int] = []
+        for position, dims, count in layout.strides:
+            target = [int(evaluate_dim(d, symbols)) for d in dims]
+            strides += tensors[position].expand(target).stride()[:count]
+        if self.emitted.kind == "pointwise":
+            count, size = math.prod(shape), math.prod(shape)
+        else:
+            count, size = math.prod(shape[:-1]), shape[-1]
+        if count == 0:
+            return
+        scalars = [count, *shape, *strides]
+
+        def launch(block: int, targets: Sequence[torch.Tensor] = outs) -> None:
+            programs = math.ceil(count / block) if self.emitted.kind == "pointwise" else count
+            self.function[(programs,)](*tensors, *targets, *scalars, **{layout.block: block})
+
+        AUTOTUNER.block(self.key, layout.block, size, launch,
+                        lambda block: launch(block, [torch.empty_like(o) for o in outs]))
+
+
+def compile_kernel(kernel: KernelOp) -> Launcher:
+    """The launcher of a pointwise or reduction kernel, cached per generated source and types.
+
+    The source does not show static sizes, so kernels of one source and other
+    types share the jit function but not the launcher, which evaluates them.
+    """
+    emitted = emit_kernel(kernel)
+    key = (source_key(emitted.source), repr(emitted.layout), tuple(str(t) for t in kernel.input_types))
+    if key not in _LAUNCHERS:
+        _LAUNCHERS[key] = Launcher(kernel, emitted)
+    return _LAUNCHERS[key]
