@@ -29,8 +29,8 @@ from hopc.ir.verify import verify_module
 from hopc.passes.plan_memory import PlanMemoryPass, plan_memory
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from interpreter_outcomes import assert_same_outcome, run_outcome  # noqa: E402
-from program_generator_core import random_arguments  # noqa: E402
+from interpreter_outcomes import assert_same_outcome, run_outcome
+from program_generator_core import random_arguments
 
 LIT_DIRECTORY = Path(__file__).resolve().parents[2] / "lit_tests" / "passes" / "plan_memory"
 CHUNKS = [pytest.param(chunk, id=f"{path.stem}-{index}")
