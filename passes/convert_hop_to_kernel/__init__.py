@@ -14,7 +14,8 @@ Assumes a verified module at the functional and symbol-closed levels (after
 yet: ``plan-memory`` gives them some.
 
 Steps: small pointwise ``hop.cond``s become selects where the device makes
-that profitable (Note [conds as selects]); then the ATen ops of each block
+that profitable (Note [conds as selects]); ``*_copy`` views read only by
+ATen ops of their block become real views (``views``); then the ATen ops of each block
 are grouped (Note [fusion groups]) and each group is outlined into a kernel
 (``outline``). Which ops a generated kernel may hold is the Triton emitter's
 to say (``hopc.backend.triton.ops.can_emit``); the others are ``extern``
@@ -67,6 +68,7 @@ from hopc.ir.diagnostics import HopcError
 from hopc.passes.convert_hop_to_kernel.cond_to_select import CondToSelect
 from hopc.passes.convert_hop_to_kernel.fusion import fusion_groups
 from hopc.passes.convert_hop_to_kernel.outline import KernelTable, outline
+from hopc.passes.convert_hop_to_kernel.views import ViewCopyToView
 
 
 def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: str = "auto",
@@ -82,6 +84,7 @@ def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: s
         from hopc.backend.triton.ops import can_emit as can_generate
     if conds_as_selects == "always" or (conds_as_selects == "auto" and device == "cuda"):
         PatternRewriteWalker(CondToSelect()).rewrite_module(module)
+    PatternRewriteWalker(ViewCopyToView()).rewrite_module(module)
     table = KernelTable(module)
     for block in _host_blocks(module):
         builder = Builder(InsertPoint.at_start(block))

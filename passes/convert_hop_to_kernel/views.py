@@ -1,0 +1,56 @@
+"""``*_copy`` views become real views again: ``aten.permute_copy(x) -> aten.permute(x)``.
+
+Functionalize turned every view into its ``_copy`` variant, a copy of the
+viewed elements, so no op could write through an alias. Nothing writes at
+the kernel level but launches into the buffers ``plan-memory`` gives them,
+so a view is safe again where its result is read only by ops of its own
+block (which become launches): it then costs no copy, and the kernels
+reading it take its strides. ``plan-memory`` keeps the viewed buffer alive
+as long as the view and never writes a buffer in place while a view of it
+may be read (Note [memory plan]).
+
+Not rewritten: a view whose result a host op, a region or the block's
+terminator reads (the caller or a loop would see the alias), a view op with
+several results (``split_copy``), and ops that are no view of their operand
+(``lift_fresh_copy``, ``detach_copy`` are copies PyTorch tags with them).
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from hopc.dialects.aten import AtenOp, op_class
+from hopc.dialects.aten_schema import Schema, lookup, view_copy_variant
+
+_NOT_VIEWS = frozenset({"lift_fresh_copy", "detach_copy", "alias_copy"})
+
+
+class ViewCopyToView(RewritePattern):
+    """``aten.X_copy(x) -> aten.X(x)`` where only ops of the same block read the result."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AtenOp, rewriter: PatternRewriter) -> None:
+        view = _view_of(op.SCHEMA)
+        if view is None or len(op.results) != 1 or not _read_only_by_aten_ops_of_its_block(op):
+            return
+        replacement = op_class(view.op_name).build_from_groups(
+            [group for _, group in op.operand_groups()], dict(op.properties), [op.results[0].type])
+        replacement.location = op.location
+        replacement.results[0].name_hint = op.results[0].name_hint
+        rewriter.replace_op(op, replacement)
+
+
+def _view_of(schema: Schema) -> Schema | None:
+    """The view op whose ``_copy`` variant ``schema`` is, or None."""
+    if not schema.is_view_copy or schema.base_name in _NOT_VIEWS:
+        return None
+    suffix = f".{schema.overload}" if schema.overload else ""
+    view = lookup(f"aten.{schema.base_name.removesuffix('_copy')}{suffix}")
+    return view if view is not None and view_copy_variant(view) is schema else None
+
+
+def _read_only_by_aten_ops_of_its_block(op: Operation) -> bool:
+    block = op.parent_block()
+    return all(isinstance(use.operation, AtenOp) and use.operation.parent_block() is block
+               for use in op.results[0].uses)
