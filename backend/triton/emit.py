@@ -73,7 +73,7 @@ def convert(expression: str, source: torch.dtype, target: torch.dtype) -> str:
     if source == target:
         return expression
     if target == torch.bool:
-        return f"({expression} != 0)"
+        return f"(({expression}) != 0)"
     return f"({expression}).to({TRITON_DTYPES[target]})"
 
 
@@ -127,7 +127,8 @@ class ValueWriter:
                 args[name] = literal(value, compute)
         self.helpers.update(rule.helpers)
         body = rule.body(ops.RuleContext(args, scalars, compute, shape))
-        return self.assign(convert(body, compute, tensor_dtype(op.results[0])), indent=indent)
+        produced = torch.bool if rule.kind == ops.Kind.ALWAYS_BOOL else compute
+        return self.assign(convert(body, produced, tensor_dtype(op.results[0])), indent=indent)
 
     def source(self, symbol: str, kind: str, name: str, parameters: Sequence[str], layout: LaunchLayout,
                body: Sequence[str]) -> EmittedKernel:

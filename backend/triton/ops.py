@@ -14,7 +14,8 @@ in type promotion, under the op's promotion kind (that of its reference in
 in f32, integers in themselves. Each operand is converted to it, the
 expression is computed, and the value is converted to the dtype of the op's
 IR result, so every intermediate value is rounded to its IR dtype as eager
-rounds it, and a comparison gives bool. A conversion to bool is ``x != 0``.
+rounds it, and a comparison gives bool. A conversion to bool is ``x != 0``; an ``ALWAYS_BOOL`` op's expression
+is bool already (its compute dtype is that of the compared operands).
 A Python scalar argument is printed as a literal of the compute dtype's kind
 (``names.literal``); symbolic scalars (``#hop.expr``) are not generated.
 Handled dtypes: ``names.TRITON_DTYPES`` (no complex).
