@@ -13,7 +13,9 @@ reading it, where a read inside a nested region is a read by the op of the
 block that holds the region, and a read by the terminator lasts to the end
 of the block. A host region op may return its tensor operands themselves (a
 while that runs no step returns its carried values), so each tensor read by
-a host region op lives as long as that op's tensor results.
+a host region op lives as long as that op's tensor results. So does the
+operand of an extern view launch (``aten.t``, ``aten.view``: real views
+again after ``convert-hop-to-kernel``), whose result shares its storage.
 
 Which results are planned. Every result of a ``pointwise`` or ``reduction``
 launch, and every result of an ``extern`` launch whose ATen op has an
@@ -31,7 +33,9 @@ Which buffer. Results are placed in program order; for each, in this order:
    launch reads last and the buffer type (shape, element type, strides,
    device) is the result's. A pointwise kernel reads each element of an
    operand of the result's shape at the index it writes, so writing there
-   loses nothing still to be read; a reduction reads whole rows first, and
+   loses nothing still to be read (unless a view of the operand exists:
+   ``add(x, t(x))`` reads ``x`` at other indices too, so no write in place
+   there); a reduction reads whole rows first, and
    an extern library call promises nothing, so they never write in place;
 2. reuse: the first buffer of the block of exactly the result's type whose
    value's last reader has already run;

@@ -102,13 +102,29 @@ def last_uses(block: Block) -> dict[SSAValue, int]:
         for value in _values_read(op):
             last[value] = position
     for position, op in reversed(list(enumerate(ops))):
-        if not op.regions:
+        if op.regions:
+            aliased = [v for v in _values_read(op) if isinstance(v.type, TensorType)]
+        else:
+            aliased = viewed_operands(op)
+        if not aliased:
             continue
         results_end = max((last[r] for r in op.results if isinstance(r.type, TensorType)), default=position)
-        for value in _values_read(op):
-            if isinstance(value.type, TensorType):
-                last[value] = max(last[value], results_end)
+        for value in aliased:
+            last[value] = max(last[value], results_end)
     return last
+
+
+def viewed_operands(op: Operation) -> list[SSAValue]:
+    """The operands whose storage a result of ``op`` shares: those of a launch of an extern
+    view (``aten.t``, ``aten.view``: its schema's ``Tensor(a)`` returns)."""
+    if not isinstance(op, LaunchOp) or (kernel := op.kernel()) is None or kernel.kind.data != "extern":
+        return []
+    inner = kernel.computation[0]
+    schema = lookup(inner.name)
+    if schema is None or not any(schema.aliased_argument_of_return):
+        return []
+    by_argument = dict(zip(kernel.body.block.args, op.arguments))
+    return [by_argument[v] for v in inner.operands if v in by_argument]
 
 
 def is_planned(launch: LaunchOp) -> bool:
@@ -143,9 +159,15 @@ def _dead_operand_buffer(launch: LaunchOp, wanted: BufferType, position: int,
     for operand in launch.arguments:
         buffer = holding.get(operand)
         if buffer is not None and buffer.type == wanted and buffer.values[-1] is operand \
-                and last_use[operand] == position:
+                and last_use[operand] == position and not _viewed(operand):
             return buffer
     return None
+
+
+def _viewed(value: SSAValue) -> bool:
+    """Whether a view of ``value`` exists: another operand of a launch may read its storage
+    at other indices than the launch writes (``add(x, t(x))``)."""
+    return any(value in viewed_operands(use.operation) for use in value.uses)
 
 
 def _free_buffer(buffers: list[Buffer], wanted: BufferType, position: int) -> Buffer | None:
