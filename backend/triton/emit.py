@@ -109,7 +109,7 @@ class ValueWriter:
     def pointwise(self, op: Operation, operands: Sequence[str], shape: str, indent: str = "    ") -> str:
         """The name of ``op``'s result, computed from ``operands`` (expressions of its operands)."""
         if not isinstance(op, AtenOp) or op.name not in ops.POINTWISE or not ops.can_emit(op):
-            raise op_error(op, f"'{op.name}' cannot be generated as Triton in a pointwise position")
+            raise op_error(op, "cannot be generated as Triton here (hopc.backend.triton.ops.can_emit)")
         rule = ops.POINTWISE[op.name]
         scalars = ops.scalar_arguments(op) or {}
         compute = ops.compute_dtype(op, rule, scalars)

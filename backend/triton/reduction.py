@@ -210,7 +210,7 @@ def emit_reduction(kernel: KernelOp) -> EmittedKernel:
     full = reductions[0].operands[0].type.shape
     for op in kernel.computation:
         if len(op.results) != 1 or not ops.can_emit(op):
-            raise op_error(op, f"'{op.name}' cannot be generated as Triton")
+            raise op_error(op, "cannot be generated as Triton (hopc.backend.triton.ops.can_emit)")
         if op.name in ops.REDUCTIONS and op.operands[0].type.shape != full:
             raise op_error(op, f"reduces {op.operands[0].type}, another reduction of the kernel "
                                f"reduces shape {list(full)}")
