@@ -10,13 +10,34 @@ that is correct on every module the reference interpreter runs.
 - ``interpreter``: the reference interpreter (``hopc.backend.interpreter``),
   checking every value against its type and every symbol binding;
 - ``planned``: the same semantics, planned once and unchecked (Note [planned
-  execution] in ``hopc.backend.runtime.plan``).
+  execution] in ``hopc.backend.runtime.plan``);
+- ``aten``: the function lowered to the kernel level (``lower_to_kernel``)
+  and generated as Python source calling ATen (Note [generated host code]
+  in ``hopc.backend.host.codegen``), every kernel's ops inlined;
+- ``triton``: the same host code, launching generated Triton kernels for the
+  pointwise and reduction kernels (Triton's interpreter on the CPU);
+- ``auto``: ``triton`` for CUDA tensors, ``aten`` for CPU ones.
+
+Note [compiled executors]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+The compiled executors run kernel-level code, which is made for one device
+(``kernel.device``: its buffers are allocated there), and a functional
+module does not say where its tensors will be. A module is lowered once per
+device (cached by the module's identity: a training call prepares its
+forward and backward entries from one module), and the function prepared for
+the CPU at once, so that an op without a lowering is an error when the
+function is prepared. The first call reads the device of its first tensor
+argument and prepares the function for that device where it is another;
+every later call runs what the first chose (Dynamo guards the device of what
+it compiles). A module that is kernel level already (it has
+``kernel.device``) runs as it is, on its own device.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Protocol
+from weakref import WeakKeyDictionary
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
@@ -57,7 +78,82 @@ class PlannedExecutor:
         return plan_function(function)
 
 
-EXECUTORS: dict[str, Executor] = {e.name: e for e in (InterpreterExecutor(), PlannedExecutor())}
+class CompiledExecutor:
+    """Generated host code over the kernel level (Note [compiled executors]).
+
+    ``triton_on`` is the devices whose pointwise and reduction launches run
+    generated Triton kernels; elsewhere every kernel's ATen ops run inlined.
+    """
+
+    def __init__(self, name: str, triton_on: frozenset[str]):
+        self.name = name
+        self.triton_on = triton_on
+
+    def prepare(self, module: ModuleOp, function: FuncOp) -> Prepared:
+        from hopc.dialects.kernel import DEVICE_ATTRIBUTE, module_device
+
+        name = function.sym_name.data
+        if DEVICE_ATTRIBUTE in module.attributes:
+            return self._generate(module, name, module_device(module))
+        prepared = {"cpu": self._generate(_lowered(module, "cpu"), name, "cpu")}
+        run: Prepared | None = None
+
+        def call(args: Sequence[object]) -> list[object]:
+            nonlocal run
+            if run is None:
+                device = _device_of(args)
+                if device not in prepared:
+                    prepared[device] = self._generate(_lowered(module, device), name, device)
+                run = prepared[device]
+            return run(args)
+
+        return call
+
+    def _generate(self, module: ModuleOp, name: str, device: str) -> Prepared:
+        from hopc.backend.host.codegen import generate_function
+        from hopc.backend.host.ops_kernel import lower_launch_inline
+
+        function = _function_named(module, name)
+        if device in self.triton_on:
+            from hopc.backend.host.ops_triton import lower_launch_triton
+
+            return generate_function(function, lower_launch_triton, device).compile()
+        return generate_function(function, lower_launch_inline, device).compile()
+
+
+_LOWERED: WeakKeyDictionary[ModuleOp, dict[str, ModuleOp]] = WeakKeyDictionary()
+"""Each functional module -> its kernel-level copy per device (Note [compiled executors])."""
+
+
+def _lowered(module: ModuleOp, device: str) -> ModuleOp:
+    from hopc.backend.lowering import lower_to_kernel
+
+    per_device = _LOWERED.setdefault(module, {})
+    if device not in per_device:
+        per_device[device] = lower_to_kernel(module, device)
+    return per_device[device]
+
+
+def _function_named(module: ModuleOp, name: str) -> FuncOp:
+    for op in module.ops:
+        if isinstance(op, FuncOp) and op.sym_name.data == name:
+            return op
+    raise HopcError(f"the module has no function @{name}")
+
+
+def _device_of(args: Sequence[object]) -> str:
+    """The device type of the first tensor in ``args``; the CPU where there is none."""
+    import torch
+
+    for arg in args:
+        if isinstance(arg, torch.Tensor):
+            return arg.device.type
+    return "cpu"
+
+
+EXECUTORS: dict[str, Executor] = {e.name: e for e in (
+    InterpreterExecutor(), PlannedExecutor(), CompiledExecutor("aten", frozenset()),
+    CompiledExecutor("triton", frozenset({"cpu", "cuda"})), CompiledExecutor("auto", frozenset({"cuda"})))}
 DEFAULT_EXECUTOR = "planned"
 
 

@@ -1,0 +1,125 @@
+"""ATen ops in host code: one direct call of the overload's C++ callable, laid out once.
+
+The layout is ``hopc.backend.interpreter_ops.call_aten``'s (positional up to
+the first argument left at its default, by keyword after it) and
+``hopc.backend.runtime.plan_aten``'s: the callable is ``overload._op``, an
+attribute is converted once and read from the namespace, and one that
+mentions shape symbols (``#hop.expr``) is a Python expression over the
+symbols' locals (Note [generated host code]). ``out_variant`` finds the
+``out=`` overload that writes a single result into a given tensor.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+from xdsl.dialects.builtin import ArrayAttr
+
+from hopc.backend.host.codegen import LOWERINGS, HostBuilder
+from hopc.backend.host.names import FUNCTION, keyword_name
+from hopc.backend.interpreter_ops import torch_overload
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_schema import Argument
+from hopc.ir.torch_values import value_of_attribute
+from hopc.ir.types import ExprAttr
+
+
+def call_source(builder: HostBuilder, op: AtenOp, overload: torch._ops.OpOverload | None = None,
+                out: str | None = None) -> str:
+    """The call of ``op`` (of ``overload`` where given, with ``out=`` the local ``out``)."""
+    schema = op.SCHEMA
+    overload = overload if overload is not None else torch_overload(schema.base_name, schema.overload)
+    positional: list[str] = []
+    keywords: list[str] = []
+    operands = {argument.name: values for argument, values in op.operand_groups()}
+    for index, argument in enumerate(schema.arguments):
+        if argument.takes_operands:
+            text = _operand_source(builder, op, argument, builder.locals(operands[argument.name]))
+        elif (attribute := op.argument_attribute(argument.name)) is not None:
+            text = _attribute_source(builder, argument, attribute)
+        else:
+            continue
+        if argument.kwarg_only or len(positional) < index:
+            keywords.append(f"{keyword_name(argument.name)}={text}")
+        else:
+            positional.append(text)
+    if out is not None:
+        keywords.append(f"out={out}")
+    callable_ = builder.bind(getattr(overload, "_op", overload), FUNCTION)
+    return f"{callable_}({', '.join(positional + keywords)})"
+
+
+def lower_aten(builder: HostBuilder, op: AtenOp) -> None:
+    """``v = f(...)``; a multi-result op unpacks torch's return value, flattened where it has lists."""
+    call = call_source(builder, op)
+    returns = op.SCHEMA.returns
+    results = [builder.define(r) for r in op.results]
+    if not results:
+        builder.emit(call)
+    elif len(returns) == 1 and not returns[0].is_tensor_list:
+        builder.emit(f"{results[0]} = {call}")
+    elif not any(r.is_tensor_list for r in returns):
+        builder.emit(f"{', '.join(results)}{',' if len(results) == 1 else ''} = {call}")
+    else:
+        flatten = builder.bind(functools.partial(_flatten_returns, returns), FUNCTION)
+        builder.emit(f"{', '.join(results)}{',' if len(results) == 1 else ''} = {flatten}({call})")
+
+
+@functools.cache
+def out_variant(base_name: str, overload: str) -> torch._ops.OpOverload | None:
+    """The overload of ``aten.<base_name>`` that is ``overload`` with one ``out`` tensor more,
+    returning it; None where there is none (or the op returns several values)."""
+    functional = torch_overload(base_name, overload)._schema
+    if len(functional.returns) != 1 or str(functional.returns[0].type) != "Tensor":
+        return None
+    expected = [(a.name, str(a.type)) for a in functional.arguments]
+    packet = getattr(torch.ops.aten, base_name)
+    for name in packet.overloads():
+        schema = getattr(packet, name)._schema
+        arguments = [(a.name, str(a.type)) for a in schema.arguments]
+        if arguments[:-1] == expected and arguments[-1] == ("out", "Tensor") \
+                and schema.arguments[-1].is_out and len(schema.returns) == 1:
+            return getattr(packet, name)
+    return None
+
+
+def _operand_source(builder: HostBuilder, op: AtenOp, argument: Argument, locals_: list[str]) -> str:
+    if not argument.is_tensor_list:
+        return locals_[0] if locals_ else "None"
+    nones = set(op.tensor_list_nones(argument))
+    remaining = iter(locals_)
+    return f"[{', '.join('None' if p in nones else next(remaining) for p in range(len(locals_) + len(nones)))}]"
+
+
+def _attribute_source(builder: HostBuilder, argument: Argument, attribute: object) -> str:
+    """An expression over the symbols for an attribute that mentions them, else a namespace constant."""
+    if isinstance(attribute, ExprAttr) and not isinstance(attribute.value, int):
+        return builder.dim(attribute.value)
+    if isinstance(attribute, ArrayAttr) and any(_mentions_symbols(a) for a in attribute.data):
+        element = Argument(argument.name, argument.type.removesuffix("?").partition("[")[0],
+                           argument.alias, argument.kwarg_only, None)
+        return f"[{', '.join(_attribute_source(builder, element, a) for a in attribute.data)}]"
+    return builder.bind(value_of_attribute(argument, attribute, {}))
+
+
+def _mentions_symbols(attribute: object) -> bool:
+    if isinstance(attribute, ExprAttr):
+        return not isinstance(attribute.value, int)
+    nested = getattr(attribute, "data", None)
+    return isinstance(nested, tuple) and any(_mentions_symbols(a) for a in nested)
+
+
+def _flatten_returns(returns: tuple, returned: object) -> list[object]:
+    """torch's return value as one entry per IR result (tensor lists spread)."""
+    per_return = [returned] if len(returns) == 1 else list(() if returned is None else returned)
+    flat: list[object] = []
+    for ret, value in zip(returns, per_return, strict=True):
+        if ret.is_tensor_list:
+            flat.extend(value)
+        else:
+            flat.append(value)
+    return flat
+
+
+LOWERINGS[AtenOp] = lower_aten

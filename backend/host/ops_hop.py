@@ -1,0 +1,175 @@
+"""The ``hop`` ops in host code: cond and while as Python control flow, shape-symbol ops as
+Python arithmetic, constants from the namespace (Note [generated host code]).
+
+The semantics are the reference implementations' (``hopc.backend.interpreter_hop``):
+
+- ``hop.cond``: ``if pred:`` with each branch inlined, its block arguments
+  the operands' locals, its yields assigned to the results' locals;
+- ``hop.while``: the carried values are locals that the body's yields
+  reassign; ``while True: <cond>; if not c: break; <body>``. A loop that
+  runs no iteration returns a copy of each carried tensor but the operand
+  itself where the body yields its own argument (``skipped_while_results``),
+  so where any carried tensor needs that copy, a flag records whether the
+  body ran;
+- ``hop.wrap``/``hop.checkpoint``: the body inlined, its yields the results;
+- ``hop.get_constant``: the constant's tensor, converted once (``constant_value``)
+  and shared by every run, read from the namespace (a result sharing it is
+  cloned on return);
+- ops with no Python of their own (profiler ranges, the RNG state) call
+  their reference implementation on the values they read.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections import ChainMap
+
+from xdsl.ir import Operation
+
+from hopc.backend.host.codegen import LOWERINGS, HostBuilder
+from hopc.backend.host.names import FUNCTION, VALUE, literal
+from hopc.backend.interpreter import Frame, interpreter_error
+from hopc.backend.interpreter_hop import constant_value
+from hopc.backend.interpreter_registry import implementation_of
+from hopc.dialects import hop
+from hopc.dialects.hop_rng import GetRngStateOp, SetRngStateOp
+from hopc.dialects.kernel import AllocOp, BufferType
+from hopc.dialects.profiler import RecordFunctionEnterOp, RecordFunctionExitOp
+from hopc.ir.torch_values import evaluate_dim
+from hopc.ir.types import SymFloatType, TensorType
+
+_SYM_BINARY_SOURCES: dict[type[Operation], str] = {
+    hop.SymAddOp: "({} + {})", hop.SymSubOp: "({} - {})", hop.SymMulOp: "({} * {})",
+    hop.SymFloorDivOp: "({} // {})", hop.SymModOp: "({} % {})",
+    hop.SymMaxOp: "max({}, {})", hop.SymMinOp: "min({}, {})",
+    hop.SymEqOp: "({} == {})", hop.SymNeOp: "({} != {})", hop.SymLtOp: "({} < {})",
+    hop.SymLeOp: "({} <= {})", hop.SymGtOp: "({} > {})", hop.SymGeOp: "({} >= {})",
+    hop.SymTrueDivOp: "({} / {})", hop.SymPowOp: "(float({}) ** float({}))",
+}
+"""Python's own operators, as ``SYM_BINARY_FUNCTIONS`` in ``hopc.backend.interpreter_hop``."""
+
+
+def lower_cond(builder: HostBuilder, op: hop.CondOp) -> None:
+    inputs = builder.locals(op.inputs)
+    results = [builder.define(r) for r in op.results]
+    for header, region in ((f"if {builder.local(op.predicate)}:", op.then_region),
+                           ("else:", op.else_region)):
+        with builder.suite(header):
+            builder.assign(results, builder.lower_block(region.block, inputs))
+
+
+def lower_while(builder: HostBuilder, op: hop.WhileOp) -> None:
+    carried = [builder.define(r) for r in op.results]
+    builder.assign(carried, builder.locals(op.carried))
+    arguments = carried + builder.locals(op.additional)
+    copied = [local for local, result, own in zip(carried, op.results, op.yields_own_argument(), strict=True)
+              if isinstance(result.type, TensorType | BufferType) and not own]
+    iterated = builder.names.fresh(VALUE) if copied else None
+    if iterated is not None:
+        builder.emit(f"{iterated} = False")
+    with builder.suite("while True:"):
+        (going,) = builder.lower_block(op.cond_region.block, arguments)
+        with builder.suite(f"if not {going}:"):
+            builder.emit("break")
+        builder.assign(carried, builder.lower_block(op.body_region.block, arguments))
+        if iterated is not None:
+            builder.emit(f"{iterated} = True")
+    if iterated is not None:
+        with builder.suite(f"if not {iterated}:"):
+            for local in copied:
+                builder.emit(f"{local} = {local}.clone()")
+
+
+def lower_single_body(builder: HostBuilder, op: hop.WrapOp | hop.CheckpointOp) -> None:
+    for result, local in zip(op.results, builder.lower_block(op.body.block, builder.locals(op.inputs)),
+                             strict=True):
+        builder.alias(result, local)
+
+
+def lower_get_constant(builder: HostBuilder, op: hop.GetConstantOp) -> None:
+    tensor = constant_value(op)
+    builder.constants.append(tensor)
+    builder.alias(op.result, builder.bind(tensor))
+
+
+def lower_sym_size(builder: HostBuilder, op: hop.SymSizeOp) -> None:
+    """``v = x.size(d)``; no code where only allocations use it (they read symbols, not operands),
+    only the symbol's source."""
+    tensor, dim = builder.local(op.input), op.dim.value.data
+    if all(isinstance(use.operation, AllocOp) for use in op.result.uses):
+        symbol = op.result.type.value
+        if isinstance(symbol, str) and symbol.isidentifier():
+            builder.bind_source(symbol, tensor, dim)
+        return
+    builder.emit(f"{builder.define(op.result)} = {tensor}.size({literal(dim)})")
+
+
+def lower_sym_constant(builder: HostBuilder, op: hop.SymConstantOp) -> None:
+    builder.alias(op.result, literal(evaluate_dim(op.result.type.value, {})))
+
+
+def lower_sym_binary(builder: HostBuilder, op: Operation) -> None:
+    text = _SYM_BINARY_SOURCES[type(op)].format(builder.local(op.lhs), builder.local(op.rhs))
+    builder.emit(f"{builder.define(op.result)} = {text}")
+
+
+def lower_sym_unary(builder: HostBuilder, op: hop.SymFloatOp | hop.SymSqrtOp) -> None:
+    operand = builder.local(op.operand)
+    text = f"float({operand})" if isinstance(op, hop.SymFloatOp) else f"{builder.bind(math.sqrt, FUNCTION)}({operand})"
+    builder.emit(f"{builder.define(op.result)} = {text}")
+
+
+def lower_sym_ite(builder: HostBuilder, op: hop.SymIteOp) -> None:
+    condition, then_value, else_value = builder.locals([op.condition, op.then_value, op.else_value])
+    builder.emit(f"{builder.define(op.result)} = {then_value} if {condition} else {else_value}")
+
+
+def lower_item(builder: HostBuilder, op: hop.ItemOp) -> None:
+    """A float, or an int (a boolean reads as 0 or 1); it binds the result's symbol (a source)."""
+    kind = "float" if isinstance(op.result.type, SymFloatType) else "int"
+    builder.emit(f"{builder.define(op.result)} = {kind}({builder.local(op.input)}.item())")
+
+
+def lower_assert(builder: HostBuilder, op: hop.AssertOp) -> None:
+    fail = builder.bind(functools.partial(_fail, op), FUNCTION)
+    with builder.suite(f"if not {builder.local(op.condition)}:"):
+        builder.emit(f"{fail}()")
+
+
+def lower_by_reference(builder: HostBuilder, op: Operation) -> None:
+    """Calls the op's reference implementation on its operands (ops without regions or symbols)."""
+    implementation = implementation_of(type(op))
+    call = builder.bind(functools.partial(_reference_call, implementation, op), FUNCTION)
+    operands = builder.locals(op.operands)
+    results = [builder.define(r) for r in op.results]
+    target = f"{', '.join(results)}{',' if len(results) == 1 else ''} = " if results else ""
+    builder.emit(f"{target}{call}({', '.join(operands)})")
+
+
+def _reference_call(implementation, op: Operation, *operands: object) -> list[object]:
+    frame = Frame(ChainMap(dict(zip(op.operands, operands, strict=True))), ChainMap())
+    return implementation(op, frame)
+
+
+def _fail(op: hop.AssertOp) -> None:
+    raise interpreter_error(op, f"assertion failed: {op.message.data}")
+
+
+LOWERINGS.update({
+    hop.CondOp: lower_cond,
+    hop.WhileOp: lower_while,
+    hop.WrapOp: lower_single_body,
+    hop.CheckpointOp: lower_single_body,
+    hop.GetConstantOp: lower_get_constant,
+    hop.SymSizeOp: lower_sym_size,
+    hop.SymConstantOp: lower_sym_constant,
+    **dict.fromkeys(_SYM_BINARY_SOURCES, lower_sym_binary),
+    hop.SymFloatOp: lower_sym_unary,
+    hop.SymSqrtOp: lower_sym_unary,
+    hop.SymIteOp: lower_sym_ite,
+    hop.ItemOp: lower_item,
+    hop.AssertOp: lower_assert,
+    **dict.fromkeys((RecordFunctionEnterOp, RecordFunctionExitOp, GetRngStateOp, SetRngStateOp),
+                    lower_by_reference),
+})

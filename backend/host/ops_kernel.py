@@ -1,0 +1,95 @@
+"""The ``kernel`` ops in host code for the ``aten`` executor: buffers and inlined launches.
+
+- ``kernel.alloc``: ``torch.empty_strided(shape, strides, dtype=..., device=...)``,
+  the shape and strides Python expressions over the symbols' locals;
+- ``kernel.launch`` (``lower_launch_inline``): the kernel's body inlined,
+  its block arguments the operands' locals and its symbols bound afresh
+  from them (a kernel is isolated, as a ``hop.subgraph``); each ATen op is a
+  direct call (``ops_aten``). With ``into`` buffers, the body's last op
+  writes its result into its buffer with its ``out=`` overload where it has
+  one, and every other result is copied in after it
+  (``buffer.copy_(result)``); the launch's results are the buffers, as in
+  the reference interpreter. An ``extern`` kernel (one op) is the same code:
+  one call, into its buffer.
+
+Only the last op writes a buffer, and the copies follow it: a pointwise
+launch may write in place, into the buffer of an operand it reads (Note
+[memory plan] in ``hopc.passes.plan_memory``), which a generated kernel reads
+element by element before it writes; op by op, every read of that operand
+must come first.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from hopc.backend.host.codegen import LOWERINGS, HostBuilder
+from hopc.backend.host.names import FUNCTION
+from hopc.backend.host.ops_aten import call_source, out_variant
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.kernel import AllocOp, KernelOp, LaunchOp
+from hopc.ir.torch_values import dtype_of
+
+
+def lower_alloc(builder: HostBuilder, op: AllocOp) -> None:
+    buffer = op.buffer.type
+    empty = builder.bind(torch.empty_strided, FUNCTION)
+    dtype, device = builder.bind(dtype_of(buffer.element_type)), builder.bind(torch.device(buffer.device))
+    shape, strides = builder.dims(buffer.shape), builder.dims(buffer.strides)
+    builder.emit(f"{builder.define(op.buffer)} = {empty}({shape}, {strides}, dtype={dtype}, device={device})")
+
+
+def launched_kernel(builder: HostBuilder, op: LaunchOp) -> KernelOp:
+    kernel = op.kernel()
+    if kernel is None:
+        raise builder.error(f"launches unknown kernel {op.callee}")
+    return kernel
+
+
+def lower_launch_inline(builder: HostBuilder, op: LaunchOp) -> None:
+    """The kernel's body inlined at the launch (see the module docstring)."""
+    kernel = launched_kernel(builder, op)
+    buffers = builder.locals(op.into)
+    writer = _out_writer(kernel, buffers)
+    block = kernel.body.block
+    with builder.scope(isolated=True):
+        for argument, local in zip(block.args, builder.locals(op.arguments), strict=True):
+            builder.alias(argument, local)
+        builder.bind_sources(block.args)
+        for body_op in kernel.computation:
+            if writer is None or body_op is not writer[0]:
+                builder.lower_op(body_op)
+                continue
+            written, buffer, overload = writer
+            with builder.at(written):
+                builder.emit(call_source(builder, written, overload, out=buffer))
+            builder.alias(written.results[0], buffer)
+        yielded = builder.locals(kernel.yield_op.values)
+    if not buffers:
+        for result, local in zip(op.outputs, yielded, strict=True):
+            builder.alias(result, local)
+        return
+    for result, local, buffer in zip(op.outputs, yielded, buffers, strict=True):
+        if local != buffer:
+            builder.emit(f"{buffer}.copy_({local})")
+        builder.alias(result, buffer)
+
+
+def _out_writer(kernel: KernelOp, buffers: list[str]) -> tuple[AtenOp, str, torch._ops.OpOverload] | None:
+    """(op, buffer, its ``out=`` overload) where the body's last op can write its result into
+    the buffer of a yield: the last, so that a buffer written in place (Note [memory plan])
+    is written after every read of the operand it holds; copies into the others follow it."""
+    computation = kernel.computation
+    if not buffers or not computation:
+        return None
+    last = computation[-1]
+    if not isinstance(last, AtenOp) or len(last.results) != 1:
+        return None
+    for value, buffer in zip(kernel.yield_op.values, buffers, strict=True):
+        if value is last.results[0]:
+            overload = out_variant(last.SCHEMA.base_name, last.SCHEMA.overload)
+            return None if overload is None else (last, buffer, overload)
+    return None
+
+
+LOWERINGS[AllocOp] = lower_alloc
