@@ -113,7 +113,7 @@ class ValueWriter:
         rule = ops.POINTWISE[op.name]
         scalars = ops.scalar_arguments(op) or {}
         compute = ops.compute_dtype(op, rule, scalars)
-        expressions = dict(zip((v for v in op.operands), operands))
+        expressions = dict(zip(op.operands, operands))
         args: dict[str, str] = {}
         for argument, values in op.operand_groups():
             if values:

@@ -24,7 +24,7 @@ Handled dtypes: ``names.TRITON_DTYPES`` (no complex).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND as Kind
@@ -92,8 +92,6 @@ class Reduction:
     """``sum``, ``max`` or ``min``."""
     mean: bool = False
     """Divides the sum by the reduced size."""
-    takes_dtype: bool = field(default=True)
-    """The schema has a ``dtype`` argument (the input is converted to it first)."""
 
 
 _FLOAT = Kind.INT_TO_FLOAT
@@ -261,10 +259,11 @@ POINTWISE: dict[str, PointwiseRule] = {
 REDUCTIONS: dict[str, Reduction] = {
     "aten.sum.dim_IntList": Reduction("sum"),
     "aten.mean.dim": Reduction("sum", mean=True),
-    "aten.amax": Reduction("max", takes_dtype=False),
-    "aten.amin": Reduction("min", takes_dtype=False),
+    "aten.amax": Reduction("max"),
+    "aten.amin": Reduction("min"),
 }
-"""Reductions over the last dimension (``dim`` ``[-1]`` or ``[rank - 1]``), keepdim either way."""
+"""Reductions over the last dimension (``dim`` ``[-1]`` or ``[rank - 1]``), keepdim either way; a
+``dtype`` argument converts the input to the result's dtype before the sum, as in PyTorch."""
 
 
 # --------------------------------------------------------------------------- queries
