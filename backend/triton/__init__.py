@@ -5,7 +5,9 @@
 - ``names``: the identifiers and literals that generated source may contain
   (Note [no IR text in generated source]);
 - ``emit``: a pointwise or reduction kernel as the source of one
-  ``@triton.jit`` function (Note [pointwise indexing], Note [reduction stages]);
+  ``@triton.jit`` function (Note [pointwise indexing]); ``reduction``: the
+  reduction kernels (Note [reduction stages]); ``library``: the helper
+  functions generated kernels call (``_tanh``, ``_log1p``, GELU);
 - ``autotune``: block sizes chosen per size class on first launch;
 - ``launcher``: compiles a kernel and runs it on tensors (``compile_kernel``).
 
