@@ -154,7 +154,7 @@ def _device_of(args: Sequence[object]) -> str:
 EXECUTORS: dict[str, Executor] = {e.name: e for e in (
     InterpreterExecutor(), PlannedExecutor(), CompiledExecutor("aten", frozenset()),
     CompiledExecutor("triton", frozenset({"cpu", "cuda"})), CompiledExecutor("auto", frozenset({"cuda"})))}
-DEFAULT_EXECUTOR = "planned"
+DEFAULT_EXECUTOR = "auto"
 
 
 def executor_named(name: str) -> Executor:
