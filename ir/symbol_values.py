@@ -10,7 +10,10 @@ kernels parametric in a symbol) get their operands here.
 In scope at ``before`` are, as for SSA dominance in single-block regions, the
 results of the ops before it in its block and that block's arguments, then
 the same for the op holding the block, up to and including the block of the
-nearest ``IsolatedFromAbove`` ancestor (a ``func.func``, a ``kernel.kernel``).
+nearest ``IsolatedFromAbove`` ancestor (a ``func.func``, a ``kernel.kernel``)
+or HOP region (isolated too: Note [isolated regions] in
+``hopc.dialects.hop_interface``; a symbol it uses is its block argument once
+``lift-symbols`` ran).
 The nearest definition wins, so a symbol's value is never taken from outside
 a region when the region binds it itself.
 """
@@ -25,6 +28,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsolatedFromAbove
 
 from hopc.dialects.hop import SymSizeOp
+from hopc.dialects.hop_interface import HopRegionInterface
 from hopc.ir.diagnostics import op_error
 from hopc.ir.types import SymIntType, TensorType
 
@@ -57,13 +61,13 @@ def symint_for(symbol: str, before: Operation, builder: Builder) -> SSAValue:
 def values_in_scope(before: Operation) -> Iterator[SSAValue]:
     """The values an op inserted right before ``before`` may use, nearest first: results of
     the earlier ops of each enclosing block (latest first), then the block's arguments, up to
-    the block of the nearest ``IsolatedFromAbove`` ancestor."""
+    the block of the nearest ``IsolatedFromAbove`` ancestor or HOP region."""
     op: Operation | None = before
     while op is not None and (block := op.parent_block()) is not None:
         yield from _earlier_results(op)
         yield from block.args
         op = block.parent_op()
-        if op is None or op.has_trait(IsolatedFromAbove):
+        if op is None or op.has_trait(IsolatedFromAbove) or op.get_trait(HopRegionInterface) is not None:
             return
 
 
