@@ -13,6 +13,8 @@ from __future__ import annotations
 import keyword
 from collections.abc import Hashable
 
+import torch
+
 VALUE = "v"
 """An SSA value's local (``v12``)."""
 SYMBOL = "s"
@@ -45,8 +47,11 @@ class Names:
         return f"{prefix}{self._count}"
 
     def bind(self, value: object, prefix: str = CONSTANT, key: Hashable | None = None) -> str:
-        """The namespace name of ``value``; one name per ``key`` (default: the object itself)."""
-        lookup = (type(value), key if key is not None else id(value))
+        """The namespace name of ``value``; one name per ``key`` (default: the object itself, or
+        its value for a dtype or device, which are immutable)."""
+        if key is None:
+            key = value if isinstance(value, torch.dtype | torch.device) else id(value)
+        lookup = (type(value), key)
         name = self._bound.get(lookup)
         if name is None:
             name = self._bound[lookup] = self.fresh(prefix)
