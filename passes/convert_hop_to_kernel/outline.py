@@ -1,9 +1,9 @@
 """A fusion group outlined: its ops moved into a ``kernel.kernel``, a ``kernel.launch`` in their place.
 
 The kernel takes the group's operands from outside (tensors, in first-use
-order) and then one ``!hop.symint`` per shape symbol its body mentions, in
-sorted order (those of its operands' types and attributes; an unbacked size a
-result introduces is bound by the launch itself), which the launch passes as SSA values in scope there
+order) and then one ``!hop.symint`` per shape symbol it needs a value of, in
+sorted order (``_size_symbols``: whole dimensions of its inputs, symbolic
+attributes), which the launch passes as SSA values in scope there
 (``symint_for``, taken before the group's first op, so never from a value
 of the group): the grid and every size of a dynamic dimension come from
 them, so one kernel serves every size. It yields each value of the group
@@ -67,7 +67,7 @@ def outline(group: FusionGroup, table: KernelTable, builder: Builder) -> LaunchO
     members = group.members
     inputs = _inputs(group.ops, members)
     outputs = [r for op in group.ops for r in op.results if any(u.operation not in members for u in r.uses)]
-    symbols = sorted(set().union(*(_symbols_of(op) for op in group.ops)))
+    symbols = sorted(_size_symbols(group.ops, inputs))
     block = Block(arg_types=[v.type for v in inputs] + [SymIntType(s) for s in symbols])
     mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, block.args))
     for op in group.ops:
@@ -98,16 +98,19 @@ def _inputs(ops: list[Operation], members: set[Operation]) -> list[SSAValue]:
     return list(seen)
 
 
-def _symbols_of(op: Operation) -> set[str]:
-    """The shape symbols ``op``'s operand types and symbolic attributes mention: those it needs
-    bound before it runs (a size its result introduces, as ``nonzero``'s, it binds itself)."""
+def _size_symbols(ops: list[Operation], inputs: list[SSAValue]) -> set[str]:
+    """The shape symbols the kernel takes as sizes: each that a whole dimension of an input
+    names (the grid's and the body's sizes, bound before the launch) and each that a
+    symbolic attribute mentions (``#hop.expr``). A symbol only inside a compound dimension
+    of an input, or introduced by a result (``nonzero``'s size), needs no value to run."""
     found: set[str] = set()
-    for value in op.operands:
+    for value in inputs:
         if isinstance(value.type, TensorType):
-            found |= value.type.free_symbols()
-    if isinstance(op, AtenOp):
-        for attribute in op.properties.values():
-            found |= _attribute_symbols(attribute)
+            found |= {dim for dim in value.type.shape if isinstance(dim, str) and dim.isidentifier()}
+    for op in ops:
+        if isinstance(op, AtenOp):
+            for attribute in op.properties.values():
+                found |= _attribute_symbols(attribute)
     return found
 
 
