@@ -64,9 +64,12 @@ from xdsl.irdl import (
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.traits import (
+    EffectInstance,
     HasParent,
     IsolatedFromAbove,
     IsTerminator,
+    MemoryEffect,
+    MemoryEffectKind,
     Pure,
     SymbolOpInterface,
     SymbolTable,
@@ -78,6 +81,7 @@ from hopc.ir.substitution import InconsistentBinding, bind, substitute
 from hopc.ir.types import (
     DTYPE_NAME_BY_ELEMENT_TYPE,
     Dim,
+    SymFloatType,
     SymIntType,
     TensorType,
     _BodyError,
@@ -227,15 +231,16 @@ class KernelOp(IRDLOperation):
     Example::
 
         kernel.kernel @fused_sin_mul "pointwise" {
-        ^bb0(%a: !hop.tensor<[s0, 16], f32>, %b: !hop.tensor<[16], f32>):
-          %m = aten.mul.Tensor(%a, %b) : (...) -> !hop.tensor<[s0, 16], f32>
-          %s = aten.sin(%m) : (!hop.tensor<[s0, 16], f32>) -> !hop.tensor<[s0, 16], f32>
-          kernel.yield %s : !hop.tensor<[s0, 16], f32>
+        ^bb0(%a: !hop.tensor<[4, 8], f32>, %b: !hop.tensor<[8], f32>):
+          %m = aten.mul.Tensor(%a, %b) : (!hop.tensor<[4, 8], f32>, !hop.tensor<[8], f32>) -> !hop.tensor<[4, 8], f32>
+          %s = aten.sin(%m) : (!hop.tensor<[4, 8], f32>) -> !hop.tensor<[4, 8], f32>
+          kernel.yield %s : !hop.tensor<[4, 8], f32>
         }
 
     Restrictions: a body is one block of ATen ops (and shape-symbol ops)
     ending in ``kernel.yield``; its arguments are tensors, then
-    ``!hop.symint`` sizes; an ``extern`` kernel holds exactly one ATen op.
+    ``!hop.symint`` sizes (``!hop.symfloat`` for a float symbol an attribute
+    reads); an ``extern`` kernel holds exactly one ATen op.
     """
 
     name = "kernel.kernel"
@@ -277,15 +282,28 @@ class KernelOp(IRDLOperation):
                                   f"{', '.join(KERNEL_KINDS)})")
         seen_size = False
         for argument in self.body.block.args:
-            if isinstance(argument.type, SymIntType):
+            if isinstance(argument.type, SymIntType | SymFloatType):
                 seen_size = True
             elif not isinstance(argument.type, TensorType) or seen_size:
                 raise VerifyException(f"{where}: argument {describe(argument)} has type {argument.type}, "
-                                      "expected tensors first, then !hop.symint sizes")
+                                      "expected tensors first, then !hop.symint (or !hop.symfloat) sizes")
         self.yield_op  # noqa: B018  (raises where the body does not end in kernel.yield)
         if kind == "extern" and len(self.computation) != 1:
             raise VerifyException(f"{where}: an extern kernel holds exactly one op, "
                                   f"found {len(self.computation)}")
+
+
+class LaunchEffect(MemoryEffect):
+    """A launch reads its operands and writes its ``into`` buffers; a kernel's body computes
+    on values only (functional ATen ops), so it has no effect of its own. Cse must not merge
+    two launches into buffers, and dce may drop an unused launch that writes none."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> set[EffectInstance]:
+        effects = {EffectInstance(MemoryEffectKind.READ)}
+        if isinstance(op, LaunchOp) and op.into:
+            effects.add(EffectInstance(MemoryEffectKind.WRITE))
+        return effects
 
 
 @irdl_op_definition
@@ -311,6 +329,7 @@ class LaunchOp(IRDLOperation):
     arguments = var_operand_def()
     into = var_operand_def(BufferType)
     outputs = var_result_def()
+    traits = traits_def(LaunchEffect())
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     assembly_format = ("$callee `(` $arguments `)` (`into` `(` $into^ `:` type($into) `)`)? attr-dict "
                        "`:` functional-type($arguments, $outputs)")

@@ -35,6 +35,7 @@ it compiles). A module that is kernel level already (it has
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Protocol
 from weakref import WeakKeyDictionary
@@ -117,8 +118,24 @@ class CompiledExecutor:
         if device in self.triton_on:
             from hopc.backend.host.ops_triton import lower_launch_triton
 
-            return generate_function(function, lower_launch_triton, device).compile()
-        return generate_function(function, lower_launch_inline, device).compile()
+            return _without_autograd(generate_function(function, lower_launch_triton, device).compile())
+        return _without_autograd(generate_function(function, lower_launch_inline, device).compile())
+
+
+def _without_autograd(run: Prepared) -> Prepared:
+    """``run`` with grad mode off: generated code writes ``out=`` buffers, which autograd
+    refuses for inputs that require grad. No gradient flows through an executor (a training
+    call differentiates the forward and backward functions itself), so nothing is lost."""
+    import torch
+
+    @functools.wraps(run)
+    def call(args: Sequence[object]) -> list[object]:
+        if not torch.is_grad_enabled():
+            return run(args)
+        with torch.no_grad():
+            return run(args)
+
+    return call
 
 
 _LOWERED: WeakKeyDictionary[ModuleOp, dict[str, ModuleOp]] = WeakKeyDictionary()

@@ -74,6 +74,7 @@ class Launcher:
 
     def __init__(self, kernel: KernelOp, emitted: EmittedKernel):
         self.input_types = kernel.input_types
+        self.output_types = kernel.output_types
         self.emitted = emitted
         self.key = source_key(emitted.source)
         self.function = load_function(emitted)
@@ -82,6 +83,7 @@ class Launcher:
         layout = self.emitted.layout
         symbols: dict[str, int] = {}
         bind_parameters(args, self.input_types, symbols)
+        bind_parameters(outs, self.output_types, symbols)
         shape = [int(evaluate_dim(d, symbols)) for d in layout.shape]
         tensors = [a for a in args if isinstance(a, torch.Tensor)]
         strides: list[int] = []

@@ -17,9 +17,10 @@ The ops of a block are visited in order and each ATen op joins a group:
 - every other op (matmul, convolution, ops with data-dependent shapes, ops
   the emitter lacks) is a group of its own, an ``extern`` kernel.
 
-A group stays open until an op outside it reads one of its values: its
-kernel is launched where its last op was, so every reader outside must come
-after that. This keeps every launch's operands defined before it and the
+A group stays open until an op outside it reads one of its values, or a
+host op with an effect runs (a profiler range, an RNG state op: no op moves
+across it): its kernel is launched where its last op was, so every reader
+outside must come after that. This keeps every launch's operands defined before it and the
 block's order otherwise unchanged. Pointwise broadcasts are fused (an input
 of a pointwise group may have fewer or size-1 dimensions); ops whose operands
 are not tensors of the iteration shape's rank or broadcastable to it are not.
@@ -31,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.ir import Block, Operation, SSAValue
+from xdsl.traits import MemoryEffectKind, get_effects
 
 from hopc.dialects.aten import AtenOp
 from hopc.ir.types import Dim, TensorType
@@ -81,11 +83,23 @@ def fusion_groups(block: Block, can_generate: Callable[[AtenOp], bool]) -> list[
 
 
 def _close_groups_read_by(op: Operation, group_of: dict[Operation, FusionGroup]) -> None:
-    """Closes every group that a host op reads from (directly or from inside its regions)."""
+    """Closes every group that a host op reads from (directly or from inside its regions), and
+    every group where the op has an effect (a profiler range, an RNG state): no op moves across
+    it."""
+    if _may_write(op):
+        for group in group_of.values():
+            group.open = False
+        return
     for value in _values_read(op):
         producer = value.owner
         if isinstance(producer, Operation) and producer in group_of:
             group_of[producer].open = False
+
+
+def _may_write(op: Operation) -> bool:
+    """Whether ``op`` may have an effect other than reading (or its effects are unknown)."""
+    effects = get_effects(op)
+    return effects is None or any(effect.kind != MemoryEffectKind.READ for effect in effects)
 
 
 def _values_read(op: Operation) -> list[SSAValue]:

@@ -1,9 +1,8 @@
 """A fusion group outlined: its ops moved into a ``kernel.kernel``, a ``kernel.launch`` in their place.
 
 The kernel takes the group's operands from outside (tensors, in first-use
-order) and then one ``!hop.symint`` per shape symbol it needs a value of, in
-sorted order (``_size_symbols``: whole dimensions of its inputs, symbolic
-attributes), which the launch passes as SSA values in scope there
+order) and then one ``!hop.symint`` per shape symbol of its inputs' types and
+attributes, in sorted order, which the launch passes as SSA values in scope there
 (``symint_for``, taken before the group's first op, so never from a value
 of the group): the grid and every size of a dynamic dimension come from
 them, so one kernel serves every size. It yields each value of the group
@@ -22,8 +21,9 @@ from xdsl.rewriter import InsertPoint
 
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.kernel import KernelOp, LaunchOp, YieldOp
-from hopc.ir.symbol_values import symint_for
-from hopc.ir.types import ExprAttr, SymIntType, TensorType, dim_symbols
+from hopc.ir.diagnostics import HopcError
+from hopc.ir.symbol_values import symint_for, values_in_scope
+from hopc.ir.types import ExprAttr, SymFloatType, TensorType, dim_symbols, is_float_symbol_name
 from hopc.passes.convert_hop_to_kernel.fusion import FusionGroup
 
 _NAME_PIECE = re.compile(r"[^A-Za-z0-9]+")
@@ -67,15 +67,14 @@ def outline(group: FusionGroup, table: KernelTable, builder: Builder) -> LaunchO
     members = group.members
     inputs = _inputs(group.ops, members)
     outputs = [r for op in group.ops for r in op.results if any(u.operation not in members for u in r.uses)]
-    symbols = sorted(_size_symbols(group.ops, inputs))
-    block = Block(arg_types=[v.type for v in inputs] + [SymIntType(s) for s in symbols])
+    first, last = group.ops[0], group.ops[-1]
+    sizes = _sizes_in_scope(sorted(_size_symbols(group.ops, inputs)), first, builder)
+    block = Block(arg_types=[v.type for v in inputs] + [size.type for size in sizes])
     mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, block.args))
     for op in group.ops:
         block.add_op(op.clone(value_mapper=mapping))
     block.add_op(YieldOp(*(mapping[v] for v in outputs)))
     kernel = table.kernel_for(group.kind, Region(block), group.ops)
-    first, last = group.ops[0], group.ops[-1]
-    sizes = [symint_for(symbol, first, builder) for symbol in symbols]
     launch = LaunchOp(kernel.sym_name.data, [*inputs, *sizes], [v.type for v in outputs])
     launch.location = last.location
     builder.insert(launch, InsertPoint.before(last))
@@ -99,19 +98,38 @@ def _inputs(ops: list[Operation], members: set[Operation]) -> list[SSAValue]:
 
 
 def _size_symbols(ops: list[Operation], inputs: list[SSAValue]) -> set[str]:
-    """The shape symbols the kernel takes as sizes: each that a whole dimension of an input
-    names (the grid's and the body's sizes, bound before the launch) and each that a
-    symbolic attribute mentions (``#hop.expr``). A symbol only inside a compound dimension
-    of an input, or introduced by a result (``nonzero``'s size), needs no value to run."""
+    """The shape symbols the kernel may take as sizes: those of its inputs' types (its grid
+    and its body's sizes) and of its symbolic attributes (``#hop.expr``). A size a result
+    introduces (``nonzero``'s) is bound by the launch itself."""
     found: set[str] = set()
     for value in inputs:
         if isinstance(value.type, TensorType):
-            found |= {dim for dim in value.type.shape if isinstance(dim, str) and dim.isidentifier()}
+            found |= value.type.free_symbols()
     for op in ops:
         if isinstance(op, AtenOp):
             for attribute in op.properties.values():
                 found |= _attribute_symbols(attribute)
     return found
+
+
+def _sizes_in_scope(symbols: list[str], first: Operation, builder: Builder) -> list[SSAValue]:
+    """The ``!hop.symint`` (``!hop.symfloat`` for a float symbol, from a float ``.item()``)
+    of each symbol that a value in scope before ``first`` binds, or a ``hop.sym_size`` of a
+    tensor there makes. A symbol with neither stays free in the kernel, read by name where
+    the launch runs, as the reference interpreter reads it: an unbacked size only inside a
+    compound dimension (``[u0 + 1]``: the kernel's tensors give its sizes), or any symbol of
+    a module that is not symbol-closed (``lift-symbols`` not run)."""
+    sizes = []
+    for symbol in symbols:
+        if is_float_symbol_name(symbol):
+            found = next((v for v in values_in_scope(first) if v.type == SymFloatType(symbol)), None)
+            sizes += [found] if found is not None else []
+            continue
+        try:
+            sizes.append(symint_for(symbol, first, builder))
+        except HopcError:
+            continue
+    return sizes
 
 
 def _attribute_symbols(attribute: object) -> set[str]:

@@ -1,4 +1,5 @@
-"""``*_copy`` views become real views again: ``aten.permute_copy(x) -> aten.permute(x)``.
+"""``*_copy`` views become real views again: ``aten.permute_copy(x) -> aten.permute(x)``,
+``aten.view_copy(x) -> aten.reshape(x)``.
 
 Functionalize turned every view into its ``_copy`` variant, a copy of the
 viewed elements, so no op could write through an alias. Nothing writes at
@@ -11,8 +12,10 @@ may be read (Note [memory plan]).
 
 Not rewritten: a view whose result a host op, a region or the block's
 terminator reads (the caller or a loop would see the alias), a view op with
-several results (``split_copy``), and ops that are no view of their operand
-(``lift_fresh_copy``, ``detach_copy`` are copies PyTorch tags with them).
+several results (``split_copy``), ops that are no view of their operand
+(``lift_fresh_copy``, ``detach_copy`` are copies PyTorch tags with them), views
+that read the operand's storage rather than its elements (``as_strided``), and
+``view_copy.dtype`` (a reinterpretation that needs compatible strides).
 """
 
 from __future__ import annotations
@@ -23,7 +26,17 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from hopc.dialects.aten import AtenOp, op_class
 from hopc.dialects.aten_schema import Schema, lookup, view_copy_variant
 
-_NOT_VIEWS = frozenset({"lift_fresh_copy", "detach_copy", "alias_copy"})
+_NOT_VIEWS = frozenset({"lift_fresh_copy", "detach_copy", "alias_copy", "as_strided_copy",
+                        "_reshape_alias_copy"})
+"""Copies PyTorch tags ``view_copy``, and views whose result depends on the operand's
+storage layout (``as_strided`` reads the storage, not the elements)."""
+
+_RESHAPES = {"aten.view_copy": "aten.reshape"}
+"""``view_copy`` of a tensor whose strides ``view`` cannot express (a transposed input)
+copies; ``reshape`` is a view where ``view`` would be one and a copy where it would fail."""
+
+_RENAMED = {"size": "shape"}
+"""``view_copy``'s argument ``size`` is ``reshape``'s ``shape``."""
 
 
 class ViewCopyToView(RewritePattern):
@@ -34,16 +47,20 @@ class ViewCopyToView(RewritePattern):
         view = _view_of(op.SCHEMA)
         if view is None or len(op.results) != 1 or not _read_only_by_aten_ops_of_its_block(op):
             return
+        renamed = _RENAMED if op.name in _RESHAPES else {}
+        properties = {renamed.get(name, name): value for name, value in op.properties.items()}
         replacement = op_class(view.op_name).build_from_groups(
-            [group for _, group in op.operand_groups()], dict(op.properties), [op.results[0].type])
+            [group for _, group in op.operand_groups()], properties, [op.results[0].type])
         replacement.location = op.location
         replacement.results[0].name_hint = op.results[0].name_hint
-        rewriter.replace_op(op, replacement)
+        rewriter.replace_matched_op(replacement)
 
 
 def _view_of(schema: Schema) -> Schema | None:
-    """The view op whose ``_copy`` variant ``schema`` is, or None."""
-    if not schema.is_view_copy or schema.base_name in _NOT_VIEWS:
+    """The view op whose ``_copy`` variant ``schema`` is (``reshape`` for ``view_copy``), or None."""
+    if schema.op_name in _RESHAPES:
+        return lookup(_RESHAPES[schema.op_name])
+    if not schema.is_view_copy or schema.base_name in _NOT_VIEWS or schema.base_name == "view_copy":
         return None
     suffix = f".{schema.overload}" if schema.overload else ""
     view = lookup(f"aten.{schema.base_name.removesuffix('_copy')}{suffix}")

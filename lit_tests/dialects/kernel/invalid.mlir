@@ -58,7 +58,7 @@ kernel.kernel @two "extern" {
 // -----
 
 hop.symbol @s0 backed [2, oo] hint 5
-// expected-error @+1 {{'kernel.kernel' op @sizes_first: argument %n has type !hop.tensor<[4], f32>, expected tensors first, then !hop.symint sizes}}
+// expected-error @+1 {{'kernel.kernel' op @sizes_first: argument %n has type !hop.tensor<[4], f32>, expected tensors first, then !hop.symint (or !hop.symfloat) sizes}}
 kernel.kernel @sizes_first "pointwise" {
 ^bb0(%s: !hop.symint<s0>, %n: !hop.tensor<[4], f32>):
   kernel.yield %n : !hop.tensor<[4], f32>
