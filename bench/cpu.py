@@ -341,7 +341,7 @@ def first_calls(names: list[str], modes: list[str], executor: str) -> None:
             cells = {s: fresh_process(name, s, mode, executor) for s in FIRST_CALL_SYSTEMS}
             against = ratio(cells["hopc"], cells["inductor"], "")
             met = "-" if against == "-" else ("met" if float(against) <= FIRST_CALL_TARGET else "NOT met")
-            rows.append([name, mode, *(notes.text(cells[s], f"{s} on {name} ({mode})", 2)
+            rows.append([name, mode, *(notes.text(cells[s], f"{s} on {name} ({mode})", 3)
                                        for s in FIRST_CALL_SYSTEMS),
                          ratio(cells["hopc"], cells["dynamo"], ""), against, met])
     print_table(["program", "mode", *FIRST_CALL_SYSTEMS, "hopc/dynamo", "hopc/inductor",
