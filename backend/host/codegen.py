@@ -81,6 +81,7 @@ from xdsl.traits import IsTerminator
 
 from hopc.backend.host.expressions import dim_source
 from hopc.backend.host.names import CONSTANT, FUNCTION, SYMBOL, VALUE, Names
+from hopc.backend.host.scalars import host_scalars
 from hopc.backend.interpreter import interpreter_error
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.hop_common import describe
@@ -126,10 +127,17 @@ class _SymbolScope:
 class HostBuilder:
     """Builds the source of one function and the functions it calls (Note [generated host code])."""
 
-    def __init__(self, lower_launch: Lowering, device: str, names: Names | None = None):
+    def __init__(self, lower_launch: Lowering, device: str, names: Names | None = None,
+                 first_write_allocates: bool = False):
         self.names = names if names is not None else Names()
         self.lower_launch = lower_launch
         self.device = device
+        self.first_write_allocates = first_write_allocates
+        """Whether a buffer's first writer allocates it (Note [first write allocates])."""
+        self.unallocated: set[str] = set()
+        """Buffer locals whose ``kernel.alloc`` emitted no code: their first writer assigns them."""
+        self.host_scalars: set[SSAValue] = set()
+        """Values the code keeps as Python ints and bools (Note [host scalars])."""
         self.constants: list[torch.Tensor] = []
         """The constant tensors the code reads, shared by every run."""
         self.functions: list[list[Line]] = []
@@ -269,7 +277,9 @@ class HostBuilder:
     def lower_op(self, op: Operation) -> None:
         """Emits ``op`` with its lowering; a HopcError located at it where it has none."""
         with self.at(op):
-            if isinstance(op, LaunchOp):
+            if isinstance(op, LaunchOp) and op.outputs and op.outputs[0] in self.host_scalars:
+                from hopc.backend.host.ops_scalars import lower_scalar_launch as lowering
+            elif isinstance(op, LaunchOp):
                 lowering = self.lower_launch
             else:
                 lowering = LOWERINGS.get(AtenOp if isinstance(op, AtenOp) else type(op))
@@ -337,11 +347,14 @@ class GeneratedFunction:
 _generated_count = itertools.count()
 
 
-def generate_function(function: FuncOp, lower_launch: Lowering, device: str) -> GeneratedFunction:
-    """The source of ``function`` (Note [generated host code]); HopcError for an op without a lowering."""
+def generate_function(function: FuncOp, lower_launch: Lowering, device: str,
+                      first_write_allocates: bool = False) -> GeneratedFunction:
+    """The source of ``function`` (Note [generated host code]); HopcError for an op without a
+    lowering. ``first_write_allocates``: Note [first write allocates]."""
     from hopc.backend.host import ops_hop, ops_kernel, ops_regions  # noqa: F401  (fill LOWERINGS)
 
-    builder = HostBuilder(lower_launch, device)
+    builder = HostBuilder(lower_launch, device, first_write_allocates=first_write_allocates)
+    builder.host_scalars = host_scalars(function)
     filename = f"<hopc generated {next(_generated_count)}>"
     line_ops: dict[int, Operation] = {}
     block = function.body.block

@@ -25,7 +25,7 @@ import functools
 import math
 from collections import ChainMap
 
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from hopc.backend.host.codegen import LOWERINGS, HostBuilder
 from hopc.backend.host.names import FUNCTION, VALUE, literal
@@ -61,10 +61,10 @@ def lower_cond(builder: HostBuilder, op: hop.CondOp) -> None:
 
 def lower_while(builder: HostBuilder, op: hop.WhileOp) -> None:
     carried = [builder.define(r) for r in op.results]
-    builder.assign(carried, builder.locals(op.carried))
+    builder.assign(carried, [_entering(builder, value, result) for value, result in zip(op.carried, op.results)])
     arguments = carried + builder.locals(op.additional)
     copied = [local for local, result, own in zip(carried, op.results, op.yields_own_argument(), strict=True)
-              if isinstance(result.type, TensorType | BufferType) and not own]
+              if isinstance(result.type, TensorType | BufferType) and not own and result not in builder.host_scalars]
     iterated = builder.names.fresh(VALUE) if copied else None
     if iterated is not None:
         builder.emit(f"{iterated} = False")
@@ -79,6 +79,16 @@ def lower_while(builder: HostBuilder, op: hop.WhileOp) -> None:
         with builder.suite(f"if not {iterated}:"):
             for local in copied:
                 builder.emit(f"{local} = {local}.clone()")
+
+
+def _entering(builder: HostBuilder, value: SSAValue, result: SSAValue) -> str:
+    """The local of a value entering a loop as its carry; a host-scalar carry's tensor is read
+    once, as an int or bool (Note [host scalars])."""
+    local = builder.local(value)
+    if result not in builder.host_scalars or value in builder.host_scalars:
+        return local
+    kind = "bool" if result.type.dtype_name == "bool" else "int"
+    return f"{kind}({local})"
 
 
 def lower_single_body(builder: HostBuilder, op: hop.WrapOp | hop.CheckpointOp) -> None:

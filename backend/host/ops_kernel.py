@@ -17,6 +17,19 @@ launch may write in place, into the buffer of an operand it reads (Note
 [memory plan] in ``hopc.passes.plan_memory``), which a generated kernel reads
 element by element before it writes; op by op, every read of that operand
 must come first.
+
+Note [first write allocates]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+On the CPU an ATen call that allocates its result costs the same as one
+that writes ``out=`` a tensor allocated by a call of its own before it
+(``torch.empty_strided``, about a microsecond). So for the ``aten``
+executor a ``kernel.alloc`` emits no code, and the buffer's first writer,
+which ``plan-memory`` places right after it in the same block, allocates
+it: its last op is called without ``out=`` and its result is the buffer
+(a yield that is a kernel argument is cloned, never shared). Later writers
+of the buffer (reuse, in place) write ``out=`` it as before. The buffer then
+has the strides its first op gives it, which ``out=`` calls respect; the
+``triton`` executor, whose kernels store contiguously, allocates as planned.
 """
 
 from __future__ import annotations
@@ -32,6 +45,9 @@ from hopc.ir.torch_values import dtype_of
 
 
 def lower_alloc(builder: HostBuilder, op: AllocOp) -> None:
+    if builder.first_write_allocates:
+        builder.unallocated.add(builder.define(op.buffer))
+        return
     buffer = op.buffer.type
     empty = builder.bind(torch.empty_strided, FUNCTION)
     dtype, device = builder.bind(dtype_of(buffer.element_type)), builder.bind(torch.device(buffer.device))
@@ -50,7 +66,9 @@ def lower_launch_inline(builder: HostBuilder, op: LaunchOp) -> None:
     """The kernel's body inlined at the launch (see the module docstring)."""
     kernel = launched_kernel(builder, op)
     buffers = builder.locals(op.into)
-    writer = _out_writer(kernel, buffers)
+    fresh = {buffer for buffer in buffers if buffer in builder.unallocated}
+    builder.unallocated -= fresh
+    writer = _out_writer(kernel, [None if b in fresh else b for b in buffers])
     block = kernel.body.block
     with builder.scope(isolated=True):
         for argument, local in zip(block.args, builder.locals(op.arguments), strict=True):
@@ -69,24 +87,31 @@ def lower_launch_inline(builder: HostBuilder, op: LaunchOp) -> None:
         for result, local in zip(op.outputs, yielded, strict=True):
             builder.alias(result, local)
         return
-    for result, local, buffer in zip(op.outputs, yielded, buffers, strict=True):
-        if local != buffer:
+    arguments = set(builder.locals(op.arguments))
+    for result, local, buffer, buffer_value in zip(op.outputs, yielded, buffers, op.into, strict=True):
+        if buffer in fresh and local not in arguments:
+            builder.alias(buffer_value, local)  # the first write's result is the buffer
+            buffer = local
+        elif buffer in fresh:
+            builder.emit(f"{buffer} = {local}.clone()")
+        elif local != buffer:
             builder.emit(f"{buffer}.copy_({local})")
         builder.alias(result, buffer)
 
 
-def _out_writer(kernel: KernelOp, buffers: list[str]) -> tuple[AtenOp, str, torch._ops.OpOverload] | None:
+def _out_writer(kernel: KernelOp, buffers: list[str | None]) -> tuple[AtenOp, str, torch._ops.OpOverload] | None:
     """(op, buffer, its ``out=`` overload) where the body's last op can write its result into
-    the buffer of a yield: the last, so that a buffer written in place (Note [memory plan])
-    is written after every read of the operand it holds; copies into the others follow it."""
+    the buffer of a yield (None: a buffer its first write allocates): the last, so that a
+    buffer written in place (Note [memory plan]) is written after every read of the operand
+    it holds; copies into the others follow it."""
     computation = kernel.computation
-    if not buffers or not computation:
+    if not any(buffers) or not computation:
         return None
     last = computation[-1]
     if not isinstance(last, AtenOp) or len(last.results) != 1:
         return None
     for value, buffer in zip(kernel.yield_op.values, buffers, strict=True):
-        if value is last.results[0]:
+        if value is last.results[0] and buffer is not None:
             overload = out_variant(last.SCHEMA.base_name, last.SCHEMA.overload)
             return None if overload is None else (last, buffer, overload)
     return None

@@ -119,7 +119,8 @@ class CompiledExecutor:
             from hopc.backend.host.ops_triton import lower_launch_triton
 
             return _without_autograd(generate_function(function, lower_launch_triton, device).compile())
-        return _without_autograd(generate_function(function, lower_launch_inline, device).compile())
+        return _without_autograd(generate_function(function, lower_launch_inline, device,
+                                                   first_write_allocates=True).compile())
 
 
 def _without_autograd(run: Prepared) -> Prepared:

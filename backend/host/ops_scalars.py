@@ -1,0 +1,45 @@
+"""Launches whose results are host scalars, as Python expressions (Note [host scalars]).
+
+A launch of a pointwise kernel on 0-d integer tensors that host code keeps
+as Python ints and bools (``hopc.backend.host.scalars``) is its body's ops
+written as Python (``SCALAR_OPS``): ``v = (v3 < 100)``. Attributes are
+printed from their typed values (``literal``), operands are locals.
+"""
+
+from __future__ import annotations
+
+from hopc.backend.host.codegen import HostBuilder
+from hopc.backend.host.names import literal
+from hopc.backend.host.ops_kernel import launched_kernel
+from hopc.backend.host.scalars import SCALAR_OPS
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.kernel import LaunchOp
+from hopc.ir.torch_values import value_of_attribute
+
+
+def lower_scalar_launch(builder: HostBuilder, op: LaunchOp) -> None:
+    kernel = launched_kernel(builder, op)
+    block = kernel.body.block
+    with builder.scope(isolated=True):
+        for argument, local in zip(block.args, builder.locals(op.arguments), strict=True):
+            builder.alias(argument, local)
+        for inner in kernel.computation:
+            assert isinstance(inner, AtenOp)
+            builder.emit(f"{builder.define(inner.results[0])} = {_expression(builder, inner)}")
+        yielded = builder.locals(kernel.yield_op.values)
+    for result, local in zip(op.outputs, yielded, strict=True):
+        builder.alias(result, local)
+
+
+def _expression(builder: HostBuilder, op: AtenOp) -> str:
+    """The op's Python form over its operands' locals and its attributes' literals."""
+    operands = {argument.name: values for argument, values in op.operand_groups()}
+    names: dict[str, str] = {"alpha": ""}
+    for argument in op.SCHEMA.arguments:
+        if argument.takes_operands:
+            names[argument.name] = builder.local(operands[argument.name][0])
+        elif (attribute := op.argument_attribute(argument.name)) is not None:
+            names[argument.name] = literal(value_of_attribute(argument, attribute, {}))
+    if names["alpha"]:
+        names["alpha"] += " * "
+    return SCALAR_OPS[op.name].format(**names)

@@ -1,0 +1,148 @@
+"""0-d integer tensors that host code keeps as Python ints and bools (Note [host scalars]).
+
+Note [host scalars]
+~~~~~~~~~~~~~~~~~~~
+A ``while_loop`` counts its steps in a 0-d int64 tensor (``i < 100``, ``i + 1``;
+an int carry becomes one: Note [int carries] in
+``hopc.frontend.while_int_carries``). As tensors, each step costs two ATen
+calls, their allocations and a read of the predicate, more than the step's
+own work for a small body. Host code keeps such values as Python ints (and
+bools): ``host_scalars(function)`` is the set of values that can be. A value
+is one when it is a 0-d integer or boolean tensor and
+
+- it is the result of a launch of a pointwise kernel whose every op has a
+  Python form (``SCALAR_OPS``: integer arithmetic, comparisons, logic, with
+  concrete scalar attributes) and whose every tensor operand is one, or it
+  is a carried value of a ``hop.while`` (its block arguments and result)
+  whose body yields one for it (the value entering the loop is converted
+  once, ``int(t)``, where it is a tensor);
+- every use of it is one of those: an operand of such a launch, the body's
+  yield of such a carry, a loop's or a cond's predicate (``if v:``), or
+  none at all.
+
+The largest such set is found by starting from every candidate and
+removing values that break a rule until none does. Python ints do not wrap
+at 2**63 as int64 tensors do; no counter gets there.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from hopc.dialects import hop
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.kernel import KernelOp, LaunchOp
+from hopc.ir.types import TensorType
+
+SCALAR_OPS: dict[str, str] = {
+    "aten.add.Tensor": "({self} + {alpha}{other})", "aten.add.Scalar": "({self} + {alpha}{other})",
+    "aten.sub.Tensor": "({self} - {alpha}{other})", "aten.sub.Scalar": "({self} - {alpha}{other})",
+    "aten.mul.Tensor": "({self} * {other})", "aten.mul.Scalar": "({self} * {other})",
+    "aten.neg": "(-{self})",
+    "aten.eq.Tensor": "({self} == {other})", "aten.eq.Scalar": "({self} == {other})",
+    "aten.ne.Tensor": "({self} != {other})", "aten.ne.Scalar": "({self} != {other})",
+    "aten.lt.Tensor": "({self} < {other})", "aten.lt.Scalar": "({self} < {other})",
+    "aten.le.Tensor": "({self} <= {other})", "aten.le.Scalar": "({self} <= {other})",
+    "aten.gt.Tensor": "({self} > {other})", "aten.gt.Scalar": "({self} > {other})",
+    "aten.ge.Tensor": "({self} >= {other})", "aten.ge.Scalar": "({self} >= {other})",
+    "aten.logical_not": "(not {self})",
+    "aten.logical_and": "(bool({self}) and bool({other}))",
+    "aten.logical_or": "(bool({self}) or bool({other}))",
+}
+"""ATen op -> its Python form on ints and bools, over the names of its schema arguments
+(``alpha`` is ``"k * "``, or nothing where it is 1)."""
+
+_INTEGRAL = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8"})
+
+
+def host_scalars(function: FuncOp) -> set[SSAValue]:
+    """The values of ``function`` (nested regions included) that host code keeps as Python
+    ints and bools (Note [host scalars])."""
+    candidates = {value for op in function.walk() for value in _defined_by(op) if _integral_0d(value)}
+    changed = True
+    while changed:
+        changed = False
+        for value in list(candidates):
+            if value in candidates and not _stays(value, candidates):
+                candidates -= _tied(value)
+                changed = True
+    return candidates
+
+
+def is_scalar_launch(op: Operation) -> bool:
+    """Whether ``op`` launches a pointwise kernel every op of which has a Python form."""
+    if not isinstance(op, LaunchOp) or (kernel := op.kernel()) is None or kernel.kind.data != "pointwise":
+        return False
+    return all(isinstance(inner, AtenOp) and inner.name in SCALAR_OPS and _concrete(inner)
+               for inner in kernel.computation)
+
+
+def _defined_by(op: Operation) -> list[SSAValue]:
+    values = list(op.results)
+    for region in op.regions:
+        if not isinstance(op, KernelOp):
+            for block in region.blocks:
+                values += block.args
+    return values
+
+
+def _integral_0d(value: SSAValue) -> bool:
+    type_ = value.type
+    return isinstance(type_, TensorType) and type_.rank == 0 and type_.dtype_name in _INTEGRAL
+
+
+def _concrete(op: AtenOp) -> bool:
+    """Whether every non-tensor argument is a concrete int, float or bool (no ``#hop.expr``)."""
+    return all(isinstance(attribute, IntegerAttr | FloatAttr) for attribute in op.properties.values())
+
+
+def _tied(value: SSAValue) -> set[SSAValue]:
+    """The values that are one carry with ``value``: a while's result and its two block
+    arguments (all or none of them are host scalars)."""
+    carry = _carry_of(value)
+    if carry is None:
+        return {value}
+    loop, index = carry
+    return {loop.results[index], loop.cond_region.block.args[index], loop.body_region.block.args[index]}
+
+
+def _carry_of(value: SSAValue) -> tuple[hop.WhileOp, int] | None:
+    owner = value.owner
+    if isinstance(owner, hop.WhileOp):
+        return owner, owner.results.index(value)
+    if isinstance(owner, Block) and isinstance(owner.parent_op(), hop.WhileOp):
+        loop = owner.parent_op()
+        if value.index < len(loop.carried):  # type: ignore[attr-defined]
+            return loop, value.index  # type: ignore[attr-defined]
+    return None
+
+
+def _stays(value: SSAValue, candidates: set[SSAValue]) -> bool:
+    """Whether ``value`` may stay a host scalar while ``candidates`` are."""
+    owner = value.owner
+    carry = _carry_of(value)
+    if carry is not None:
+        loop, index = carry
+        yielded = loop.body_region.block.last_op.operands[index]
+        if yielded not in candidates:
+            return False
+    elif isinstance(owner, Block) or not (is_scalar_launch(owner) and all(
+            v in candidates for v in owner.arguments if isinstance(v.type, TensorType))):
+        return False
+    return all(_scalar_use(use.operation, use.index, candidates) for use in value.uses)
+
+
+def _scalar_use(user: Operation, index: int, candidates: set[SSAValue]) -> bool:
+    if is_scalar_launch(user):
+        return all(result in candidates for result in user.results)
+    if isinstance(user, hop.CondOp):
+        return index == 0
+    if isinstance(user, hop.YieldOp):
+        loop = user.parent_op()
+        if isinstance(loop, hop.WhileOp):
+            if user.parent_region() is loop.cond_region:
+                return True
+            return loop.results[index] in candidates
+    return False
