@@ -2,7 +2,8 @@
 
 The layout is ``hopc.backend.interpreter_ops.call_aten``'s (positional up to
 the first argument left at its default, by keyword after it) and
-``hopc.backend.runtime.plan_aten``'s: the callable is ``overload._op``, an
+``hopc.backend.runtime.plan_aten``'s: the callable is the public function
+(``hopc.backend.host.public_functions``) or else ``overload._op``, an
 attribute is converted once and read from the namespace, and one that
 mentions shape symbols (``#hop.expr``) is a Python expression over the
 symbols' locals (Note [generated host code]). ``out_variant`` finds the
@@ -18,6 +19,7 @@ from xdsl.dialects.builtin import ArrayAttr
 
 from hopc.backend.host.codegen import LOWERINGS, HostBuilder
 from hopc.backend.host.names import FUNCTION, keyword_name
+from hopc.backend.host.public_functions import PUBLIC_FUNCTIONS
 from hopc.backend.interpreter_ops import torch_overload
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument
@@ -46,7 +48,8 @@ def call_source(builder: HostBuilder, op: AtenOp, overload: torch._ops.OpOverloa
             positional.append(text)
     if out is not None:
         keywords.append(f"out={out}")
-    callable_ = builder.bind(getattr(overload, "_op", overload), FUNCTION)
+    public = PUBLIC_FUNCTIONS.get(op.name) if out is None else None
+    callable_ = builder.bind(public if public is not None else getattr(overload, "_op", overload), FUNCTION)
     return f"{callable_}({', '.join(positional + keywords)})"
 
 
