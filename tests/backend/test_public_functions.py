@@ -10,7 +10,6 @@ from hopc.backend.runtime.executors import executor_named
 from hopc.ir.module import entry_function
 from hopc.ir.parse import parse_module
 
-
 CASES = {
     # not through the public function, which would run add.Tensor and refuse the int tensor here
     "add_scalar": ("aten.add.Scalar(%x) {other = 2.5 : f64, alpha = 2 : i64}", "i64", "f32"),
