@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import ArrayAttr
 
 from hopc.backend.host.codegen import LOWERINGS, HostBuilder
 from hopc.backend.host.names import FUNCTION, keyword_name
-from hopc.backend.host.public_functions import PUBLIC_FUNCTIONS
+from hopc.backend.host.public_functions import IN_PLACE_FUNCTIONS, PUBLIC_FUNCTIONS
 from hopc.backend.interpreter_ops import torch_overload
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument
@@ -31,6 +31,9 @@ def call_source(builder: HostBuilder, op: AtenOp, overload: torch._ops.OpOverloa
                 out: str | None = None) -> str:
     """The call of ``op`` (of ``overload`` where given, with ``out=`` the local ``out``)."""
     schema = op.SCHEMA
+    in_place = IN_PLACE_FUNCTIONS.get(op.name)
+    if in_place is not None and out is not None and not op.properties and builder.local(op.operands[0]) == out:
+        return f"{builder.bind(in_place, FUNCTION)}({out})"
     overload = overload if overload is not None else torch_overload(schema.base_name, schema.overload)
     positional: list[str] = []
     keywords: list[str] = []

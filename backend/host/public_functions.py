@@ -8,8 +8,10 @@ us (measured on this machine, one thread). Generated code makes one or two
 calls per op, so for the ops below it calls the public function instead,
 with the same arguments (positional up to the first default, by keyword
 after it: the schema's names, which the public signatures share). Calls
-with ``out=`` keep the out overload's own callable: not every public
-function takes ``out`` (``torch.relu`` does not).
+with ``out=`` keep the out overload's own callable (not every public
+function takes ``out``: ``torch.relu`` does not), but a unary op written
+in place into its own operand is its public in-place function
+(``IN_PLACE_FUNCTIONS``).
 
 Only overloads whose public call dispatches to them are listed. Not the
 arithmetic ``.Scalar`` overloads: ``torch.add(x, 2.5, alpha=2)`` wraps the
@@ -40,13 +42,19 @@ _SAME_NAME = (
 """ATen overloads whose public function has the op's base name (``torch.<base_name>``)."""
 
 
-def _public_functions() -> dict[str, Callable]:
-    table = {}
-    for op_name in _SAME_NAME:
-        base_name = op_name.split(".")[1]
-        table[op_name] = getattr(torch, base_name)
-    return table
+_UNARY = ("aten.sin", "aten.cos", "aten.tan", "aten.exp", "aten.log", "aten.log1p", "aten.expm1",
+          "aten.tanh", "aten.sigmoid", "aten.relu", "aten.neg", "aten.abs", "aten.sqrt", "aten.rsqrt",
+          "aten.reciprocal", "aten.erf", "aten.floor", "aten.ceil")
+"""Unary ATen ops without other arguments whose in-place public function is ``torch.<name>_``."""
 
 
-PUBLIC_FUNCTIONS: dict[str, Callable] = _public_functions()
+PUBLIC_FUNCTIONS: dict[str, Callable] = {
+    **{op_name: getattr(torch, op_name.split(".")[1]) for op_name in _SAME_NAME},
+    "aten.linear": torch._C._nn.linear,  # torch.nn.functional.linear
+}
 """ATen op name -> the public function that runs it."""
+
+IN_PLACE_FUNCTIONS: dict[str, Callable] = {op_name: getattr(torch, op_name.split(".")[1] + "_")
+                                           for op_name in _UNARY}
+"""Unary ATen op name -> its public in-place function: ``op(x, out=x)`` is ``torch.<name>_(x)``
+(0.6 us for ``relu_`` against 1.8 us for ``relu.out``)."""

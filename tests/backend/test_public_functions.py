@@ -36,3 +36,25 @@ builtin.module {{
     (reference,) = run_module(module, [x])
     assert compiled.dtype == reference.dtype
     torch.testing.assert_close(compiled, reference)
+
+
+def test_a_unary_op_written_into_its_own_operand_is_the_in_place_function():
+    from hopc.backend.host.codegen import generate_function
+    from hopc.backend.host.ops_kernel import lower_launch_inline
+    from hopc.backend.lowering import lower_to_kernel
+
+    module = parse_module("""
+builtin.module {
+  func.func @forward(%x: !hop.tensor<[3, 4], f32>, %w: !hop.tensor<[4, 4], f32>) -> !hop.tensor<[3, 4], f32> {
+    %m = aten.mm(%x, %w) : (!hop.tensor<[3, 4], f32>, !hop.tensor<[4, 4], f32>) -> !hop.tensor<[3, 4], f32>
+    %r = aten.relu(%m) : (!hop.tensor<[3, 4], f32>) -> !hop.tensor<[3, 4], f32>
+    func.return %r : !hop.tensor<[3, 4], f32>
+  }
+}
+""")
+    generated = generate_function(entry_function(lower_to_kernel(module)), lower_launch_inline, "cpu",
+                                  first_write_allocates=True)
+    assert torch.relu_ in generated.namespace.values() and "out=" not in generated.source
+    x, w = torch.randn(3, 4), torch.randn(4, 4)
+    (compiled,) = generated.compile()([x, w])
+    torch.testing.assert_close(compiled, (x @ w).relu())
