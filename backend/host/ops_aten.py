@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import ArrayAttr
 
 from hopc.backend.host.codegen import LOWERINGS, HostBuilder
 from hopc.backend.host.names import FUNCTION, keyword_name
-from hopc.backend.host.public_functions import IN_PLACE_FUNCTIONS, PUBLIC_FUNCTIONS
+from hopc.backend.host.public_functions import IN_PLACE_FUNCTIONS, PUBLIC_FUNCTIONS, WITHOUT_OUT
 from hopc.backend.interpreter_ops import torch_overload
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument
@@ -51,7 +51,7 @@ def call_source(builder: HostBuilder, op: AtenOp, overload: torch._ops.OpOverloa
             positional.append(text)
     if out is not None:
         keywords.append(f"out={out}")
-    public = PUBLIC_FUNCTIONS.get(op.name) if out is None else None
+    public = PUBLIC_FUNCTIONS.get(op.name) if out is None or op.name not in WITHOUT_OUT else None
     callable_ = builder.bind(public if public is not None else getattr(overload, "_op", overload), FUNCTION)
     return f"{callable_}({', '.join(positional + keywords)})"
 

@@ -7,11 +7,10 @@ about 1.3 us, and ``mm``, ``sum`` and ``tanh(out=)`` gain the same 0.3-0.4
 us (measured on this machine, one thread). Generated code makes one or two
 calls per op, so for the ops below it calls the public function instead,
 with the same arguments (positional up to the first default, by keyword
-after it: the schema's names, which the public signatures share). Calls
-with ``out=`` keep the out overload's own callable (not every public
-function takes ``out``: ``torch.relu`` does not), but a unary op written
-in place into its own operand is its public in-place function
-(``IN_PLACE_FUNCTIONS``).
+after it: the schema's names, which the public signatures share; ``out=``
+too, which selects the out overload, but for the few public functions that
+take no ``out``, ``WITHOUT_OUT``). A unary op written in place into its own
+operand is its public in-place function (``IN_PLACE_FUNCTIONS``).
 
 Only overloads whose public call dispatches to them are listed. Not the
 arithmetic ``.Scalar`` overloads: ``torch.add(x, 2.5, alpha=2)`` wraps the
@@ -53,6 +52,9 @@ PUBLIC_FUNCTIONS: dict[str, Callable] = {
     "aten.linear": torch._C._nn.linear,  # torch.nn.functional.linear
 }
 """ATen op name -> the public function that runs it."""
+
+WITHOUT_OUT = frozenset({"aten.relu", "aten.clone", "aten.sum"})
+"""Ops of ``PUBLIC_FUNCTIONS`` whose public function takes no ``out=`` (``torch.relu``)."""
 
 IN_PLACE_FUNCTIONS: dict[str, Callable] = {op_name: getattr(torch, op_name.split(".")[1] + "_")
                                            for op_name in _UNARY}
