@@ -27,7 +27,11 @@ executor a ``kernel.alloc`` emits no code, and the buffer's first writer,
 which ``plan-memory`` places right after it in the same block, allocates
 it: its last op is called without ``out=`` and its result is the buffer
 (a yield that is a kernel argument is cloned, never shared). Later writers
-of the buffer (reuse, in place) write ``out=`` it as before. The buffer then
+of the buffer (reuse, in place) write ``out=`` it as before, but one whose
+op has no ``out=`` overload (``threshold_backward``) does not copy its
+result in: the result becomes the buffer from there on, as if allocated
+anew (the value the buffer held is dead, Note [memory plan]), which costs
+an allocation instead of a copy. The buffer then
 has the strides its first op gives it, which ``out=`` calls respect; the
 ``triton`` executor, whose kernels store contiguously, allocates as planned.
 """
@@ -94,6 +98,9 @@ def lower_launch_inline(builder: HostBuilder, op: LaunchOp) -> None:
             buffer = local
         elif buffer in fresh:
             builder.emit(f"{buffer} = {local}.clone()")
+        elif local != buffer and builder.first_write_allocates and local not in arguments:
+            builder.alias(buffer_value, local)  # no out= overload: the result becomes the buffer
+            buffer = local
         elif local != buffer:
             builder.emit(f"{buffer}.copy_({local})")
         builder.alias(result, buffer)
