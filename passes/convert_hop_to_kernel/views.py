@@ -4,11 +4,15 @@
 Functionalize turned every view into its ``_copy`` variant, a copy of the
 viewed elements, so no op could write through an alias. Nothing writes at
 the kernel level but launches into the buffers ``plan-memory`` gives them,
-so a view is safe again where its result is read only by ops of its own
-block (which become launches): it then costs no copy, and the kernels
-reading it take its strides. ``plan-memory`` keeps the viewed buffer alive
+so a view is safe again where only matrix products of its own block read it
+(the transposed weight of a linear's backward): it then costs no copy, and
+the product reads its strides. ``plan-memory`` keeps the viewed buffer alive
 as long as the view and never writes a buffer in place while a view of it
-may be read (Note [memory plan]).
+may be read (Note [memory plan]). Only products: a pointwise op lays its
+result out as its operand is laid out, and the functional level promised
+the copy's contiguous layout (``x.t().contiguous() * 3`` has no
+``contiguous`` left to restore it), which a caller sees in an output's
+strides.
 
 Not rewritten: a view whose result a host op, a region or the block's
 terminator reads (the caller or a loop would see the alias), a view op with
@@ -40,12 +44,12 @@ _RENAMED = {"size": "shape"}
 
 
 class ViewCopyToView(RewritePattern):
-    """``aten.X_copy(x) -> aten.X(x)`` where only ops of the same block read the result."""
+    """``aten.X_copy(x) -> aten.X(x)`` where only matrix products of the same block read the result."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: AtenOp, rewriter: PatternRewriter) -> None:
         view = _view_of(op.SCHEMA)
-        if view is None or len(op.results) != 1 or not _read_only_by_aten_ops_of_its_block(op):
+        if view is None or len(op.results) != 1 or not _read_only_by_layout_free_ops_of_its_block(op):
             return
         renamed = _RENAMED if op.name in _RESHAPES else {}
         properties = {renamed.get(name, name): value for name, value in op.properties.items()}
@@ -67,7 +71,12 @@ def _view_of(schema: Schema) -> Schema | None:
     return view if view is not None and view_copy_variant(view) is schema else None
 
 
-def _read_only_by_aten_ops_of_its_block(op: Operation) -> bool:
+_LAYOUT_FREE_READERS = frozenset({"aten.mm", "aten.bmm", "aten.addmm", "aten.matmul", "aten.mv",
+                                  "aten.linear", "aten.baddbmm", "aten.addmv"})
+"""Library ops whose result is laid out the same whatever the strides of their operands."""
+
+
+def _read_only_by_layout_free_ops_of_its_block(op: Operation) -> bool:
     block = op.parent_block()
-    return all(isinstance(use.operation, AtenOp) and use.operation.parent_block() is block
-               for use in op.results[0].uses)
+    return all(isinstance(use.operation, AtenOp) and use.operation.name in _LAYOUT_FREE_READERS
+               and use.operation.parent_block() is block for use in op.results[0].uses)

@@ -130,4 +130,6 @@ def test_lit_chunk_is_preserved(chunk: str, predicate: bool):
     convert_to_kernel(converted, conds_as_selects="always")
     before, _ = run_outcome(module, arguments)
     after, _ = run_outcome(converted, arguments)
-    assert_same_outcome(before, after)
+    # bit for bit, but where a matrix product reads a view instead of a copy (it sums in
+    # another order: a transposed operand, Note in views.py)
+    assert_same_outcome(before, after, exact="aten.t_copy" not in chunk)

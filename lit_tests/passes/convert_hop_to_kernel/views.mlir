@@ -1,19 +1,35 @@
 // RUN: hopc-opt %s --convert-hop-to-kernel --split-input-file | filecheck %s
 
-// A `_copy` view read only by ATen ops of its block is a real view again:
-// no copy, and the kernel reading it takes its strides.
+// A `_copy` view read only by matrix products of its block is a real view
+// again: no copy, and the product reads its strides.
 // CHECK-LABEL: builtin.module
 // CHECK:       kernel.kernel @extern_t "extern" {
 // CHECK-NEXT:  ^bb0(%{{.*}}: !hop.tensor<[4, 8], f32>):
 // CHECK-NEXT:    aten.t(
 // CHECK:       func.func @f
-// CHECK-NEXT:    %[[T:.*]] = kernel.launch @extern_t(%x)
-// CHECK-NEXT:    kernel.launch @reduction_sum_dim_IntList(%[[T]])
+// CHECK-NEXT:    %[[T:.*]] = kernel.launch @extern_t(%w)
+// CHECK-NEXT:    kernel.launch @extern_mm(%x, %[[T]])
 builtin.module {
-  func.func @f(%x: !hop.tensor<[4, 8], f32>) -> !hop.tensor<[8], f32> {
+  func.func @f(%x: !hop.tensor<[2, 8], f32>, %w: !hop.tensor<[4, 8], f32>) -> !hop.tensor<[2, 4], f32> {
+    %t = aten.t_copy(%w) : (!hop.tensor<[4, 8], f32>) -> !hop.tensor<[8, 4], f32>
+    %m = aten.mm(%x, %t) : (!hop.tensor<[2, 8], f32>, !hop.tensor<[8, 4], f32>) -> !hop.tensor<[2, 4], f32>
+    func.return %m : !hop.tensor<[2, 4], f32>
+  }
+}
+
+// -----
+
+// Must not fire: a pointwise op lays its result out as its operand is, and
+// the functional level promised the copy's contiguous layout (an output's
+// strides would change).
+// CHECK-LABEL: builtin.module
+// CHECK:       kernel.kernel @extern_t_copy "extern"
+// CHECK-NOT:   aten.t(
+builtin.module {
+  func.func @f(%x: !hop.tensor<[4, 8], f32>) -> !hop.tensor<[8, 4], f32> {
     %t = aten.t_copy(%x) : (!hop.tensor<[4, 8], f32>) -> !hop.tensor<[8, 4], f32>
-    %s = aten.sum.dim_IntList(%t) {dim = [-1 : i64]} : (!hop.tensor<[8, 4], f32>) -> !hop.tensor<[8], f32>
-    func.return %s : !hop.tensor<[8], f32>
+    %s = aten.mul.Scalar(%t) {other = 3 : i64} : (!hop.tensor<[8, 4], f32>) -> !hop.tensor<[8, 4], f32>
+    func.return %s : !hop.tensor<[8, 4], f32>
   }
 }
 
