@@ -31,9 +31,6 @@ def call_source(builder: HostBuilder, op: AtenOp, overload: torch._ops.OpOverloa
                 out: str | None = None) -> str:
     """The call of ``op`` (of ``overload`` where given, with ``out=`` the local ``out``)."""
     schema = op.SCHEMA
-    in_place = IN_PLACE_FUNCTIONS.get(op.name)
-    if in_place is not None and out is not None and not op.properties and builder.local(op.operands[0]) == out:
-        return f"{builder.bind(in_place, FUNCTION)}({out})"
     overload = overload if overload is not None else torch_overload(schema.base_name, schema.overload)
     positional: list[str] = []
     keywords: list[str] = []
@@ -49,6 +46,9 @@ def call_source(builder: HostBuilder, op: AtenOp, overload: torch._ops.OpOverloa
             keywords.append(f"{keyword_name(argument.name)}={text}")
         else:
             positional.append(text)
+    in_place = IN_PLACE_FUNCTIONS.get(op.name)
+    if in_place is not None and out is not None and positional and positional[0] == out:
+        return f"{builder.bind(in_place, FUNCTION)}({', '.join(positional + keywords)})"
     if out is not None:
         keywords.append(f"out={out}")
     public = PUBLIC_FUNCTIONS.get(op.name) if out is None or op.name not in WITHOUT_OUT else None

@@ -10,7 +10,7 @@ with the same arguments (positional up to the first default, by keyword
 after it: the schema's names, which the public signatures share; ``out=``
 too, which selects the out overload, but for the few public functions that
 take no ``out``, ``WITHOUT_OUT``). A unary op written in place into its own
-operand is its public in-place function (``IN_PLACE_FUNCTIONS``).
+operand (its first argument) is its in-place method (``IN_PLACE_FUNCTIONS``).
 
 Only overloads whose public call dispatches to them are listed. Not the
 arithmetic ``.Scalar`` overloads: ``torch.add(x, 2.5, alpha=2)`` wraps the
@@ -36,7 +36,9 @@ _SAME_NAME = (
     "aten.gt.Tensor", "aten.gt.Scalar", "aten.ge.Tensor", "aten.ge.Scalar",
     "aten.mm", "aten.bmm", "aten.addmm", "aten.matmul", "aten.mv",
     "aten.sum", "aten.sum.dim_IntList", "aten.mean.dim", "aten.amax", "aten.amin",
-    "aten._softmax", "aten._log_softmax", "aten.cat",
+    "aten._softmax", "aten._log_softmax", "aten.cat", "aten.softmax.int", "aten.log_softmax.int",
+    "aten.layer_norm", "aten.transpose.int", "aten.t", "aten.permute", "aten.reshape",
+    "aten.unsqueeze", "aten.squeeze.dim",
 )
 """ATen overloads whose public function has the op's base name (``torch.<base_name>``)."""
 
@@ -44,19 +46,23 @@ _SAME_NAME = (
 _UNARY = ("aten.sin", "aten.cos", "aten.tan", "aten.exp", "aten.log", "aten.log1p", "aten.expm1",
           "aten.tanh", "aten.sigmoid", "aten.relu", "aten.neg", "aten.abs", "aten.sqrt", "aten.rsqrt",
           "aten.reciprocal", "aten.erf", "aten.floor", "aten.ceil")
-"""Unary ATen ops without other arguments whose in-place public function is ``torch.<name>_``."""
+_BINARY = ("aten.add.Tensor", "aten.add.Scalar", "aten.sub.Tensor", "aten.sub.Scalar",
+           "aten.mul.Tensor", "aten.mul.Scalar", "aten.div.Tensor", "aten.div.Scalar")
 
 
 PUBLIC_FUNCTIONS: dict[str, Callable] = {
     **{op_name: getattr(torch, op_name.split(".")[1]) for op_name in _SAME_NAME},
     "aten.linear": torch._C._nn.linear,  # torch.nn.functional.linear
+    "aten.gelu": torch._C._nn.gelu,  # torch.nn.functional.gelu
 }
 """ATen op name -> the public function that runs it."""
 
-WITHOUT_OUT = frozenset({"aten.relu", "aten.clone", "aten.sum"})
+WITHOUT_OUT = frozenset({"aten.relu", "aten.clone", "aten.sum", "aten.transpose.int", "aten.t",
+                         "aten.permute", "aten.reshape", "aten.unsqueeze", "aten.squeeze.dim"})
 """Ops of ``PUBLIC_FUNCTIONS`` whose public function takes no ``out=`` (``torch.relu``)."""
 
-IN_PLACE_FUNCTIONS: dict[str, Callable] = {op_name: getattr(torch, op_name.split(".")[1] + "_")
-                                           for op_name in _UNARY}
-"""Unary ATen op name -> its public in-place function: ``op(x, out=x)`` is ``torch.<name>_(x)``
-(0.6 us for ``relu_`` against 1.8 us for ``relu.out``)."""
+IN_PLACE_FUNCTIONS: dict[str, Callable] = {
+    op_name: getattr(torch.Tensor, op_name.split(".")[1] + "_") for op_name in (*_UNARY, *_BINARY)}
+"""ATen op name -> the in-place method: ``op(x, *rest, out=x)`` is ``x.<name>_(*rest)`` (0.6 us
+for ``relu_`` against 1.8 us for ``relu.out``). ``plan-memory`` writes a result in place only
+into a buffer of its own type, so the in-place op keeps the result's dtype as the out one does."""
