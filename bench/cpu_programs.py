@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
+from autograd import Block  # bench/autograd.py's transformer block, one attention head
 from torch._higher_order_ops.scan import scan
 from torch._higher_order_ops.while_loop import while_loop
 
@@ -118,22 +119,6 @@ class Checkpointed(torch.nn.Module):
         for stage in self.stages:
             x = stage(x)
         return x
-
-
-class Block(torch.nn.Module):
-    """A pre-norm transformer block, one attention head (bench/autograd.py's ``Block``)."""
-
-    def __init__(self, d: int = 64):
-        super().__init__()
-        self.norm1, self.norm2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
-        self.qkv, self.out = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
-        self.up, self.down = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        q, k, v = self.qkv(self.norm1(x)).chunk(3, dim=-1)
-        scores = (q @ k.transpose(-2, -1)) / math.sqrt(x.size(-1))
-        x = x + self.out(torch.softmax(scores, dim=-1) @ v)
-        return x + self.down(torch.nn.functional.gelu(self.up(self.norm2(x))))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from hopc.backend.host.codegen import LOWERINGS, HostBuilder
 from hopc.backend.host.names import FUNCTION, keyword_name
 from hopc.backend.host.public_functions import IN_PLACE_FUNCTIONS, PUBLIC_FUNCTIONS, WITHOUT_OUT
 from hopc.backend.interpreter_ops import torch_overload
+from hopc.backend.runtime.plan_aten import flatten_returns
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument
 from hopc.ir.torch_values import value_of_attribute
@@ -68,7 +69,7 @@ def lower_aten(builder: HostBuilder, op: AtenOp) -> None:
     elif not any(r.is_tensor_list for r in returns):
         builder.emit(f"{', '.join(results)}{',' if len(results) == 1 else ''} = {call}")
     else:
-        flatten = builder.bind(functools.partial(_flatten_returns, returns), FUNCTION)
+        flatten = builder.bind(functools.partial(flatten_returns, returns), FUNCTION)
         builder.emit(f"{', '.join(results)}{',' if len(results) == 1 else ''} = {flatten}({call})")
 
 
@@ -114,18 +115,6 @@ def _mentions_symbols(attribute: object) -> bool:
         return not isinstance(attribute.value, int)
     nested = getattr(attribute, "data", None)
     return isinstance(nested, tuple) and any(_mentions_symbols(a) for a in nested)
-
-
-def _flatten_returns(returns: tuple, returned: object) -> list[object]:
-    """torch's return value as one entry per IR result (tensor lists spread)."""
-    per_return = [returned] if len(returns) == 1 else list(() if returned is None else returned)
-    flat: list[object] = []
-    for ret, value in zip(returns, per_return, strict=True):
-        if ret.is_tensor_list:
-            flat.extend(value)
-        else:
-            flat.append(value)
-    return flat
 
 
 LOWERINGS[AtenOp] = lower_aten

@@ -103,14 +103,19 @@ def _result_store(op: AtenOp, slots: Sequence[int]) -> Callable[[Values, object]
         return store_one
 
     def store_flat(values: Values, returned: object) -> None:
-        per_return = [returned] if len(returns) == 1 else list(() if returned is None else returned)
-        flat: list[object] = []
-        for ret, value in zip(returns, per_return, strict=True):
-            if ret.is_tensor_list:
-                flat.extend(value)
-            else:
-                flat.append(value)
-        for slot, value in zip(slots, flat):
+        for slot, value in zip(slots, flatten_returns(returns, returned)):
             values[slot] = value
 
     return store_flat
+
+
+def flatten_returns(returns: tuple, returned: object) -> list[object]:
+    """torch's return value as one entry per IR result (tensor lists spread)."""
+    per_return = [returned] if len(returns) == 1 else list(() if returned is None else returned)
+    flat: list[object] = []
+    for ret, value in zip(returns, per_return, strict=True):
+        if ret.is_tensor_list:
+            flat.extend(value)
+        else:
+            flat.append(value)
+    return flat
