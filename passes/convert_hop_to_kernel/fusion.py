@@ -54,9 +54,6 @@ class FusionGroup:
     reduced_shape: tuple[Dim, ...] | None = None
     open: bool = True
 
-    def produces(self, value: SSAValue) -> bool:
-        return isinstance(value.owner, Operation) and value.owner in self.members
-
     @property
     def members(self) -> set[Operation]:
         return set(self.ops)
