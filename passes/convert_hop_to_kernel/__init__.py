@@ -68,7 +68,7 @@ from hopc.ir.diagnostics import HopcError
 from hopc.passes.convert_hop_to_kernel.cond_to_select import CondToSelect
 from hopc.passes.convert_hop_to_kernel.fusion import fusion_groups
 from hopc.passes.convert_hop_to_kernel.outline import KernelTable, outline
-from hopc.passes.convert_hop_to_kernel.views import ViewCopyToView
+from hopc.passes.convert_hop_to_kernel.views import TransposeOfTranspose, ViewCopyToView
 
 
 def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: str = "auto",
@@ -84,6 +84,7 @@ def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: s
         from hopc.backend.triton.ops import can_emit as can_generate
     if conds_as_selects == "always" or (conds_as_selects == "auto" and device == "cuda"):
         PatternRewriteWalker(CondToSelect()).rewrite_module(module)
+    PatternRewriteWalker(TransposeOfTranspose()).rewrite_module(module)
     PatternRewriteWalker(ViewCopyToView()).rewrite_module(module)
     table = KernelTable(module)
     for block in _host_blocks(module):

@@ -1,11 +1,13 @@
 """``*_copy`` views become real views again: ``aten.permute_copy(x) -> aten.permute(x)``,
-``aten.view_copy(x) -> aten.reshape(x)``.
+``aten.view_copy(x) -> aten.reshape(x)``; and a transpose of a transposed copy is its
+operand (``TransposeOfTranspose``).
 
 Functionalize turned every view into its ``_copy`` variant, a copy of the
 viewed elements, so no op could write through an alias. Nothing writes at
 the kernel level but launches into the buffers ``plan-memory`` gives them,
-so a view is safe again where only matrix products of its own block read it
-(the transposed weight of a linear's backward): it then costs no copy, and
+so a view is safe again where only matrix products of its own block read it,
+directly or through transposes (the transposed weight of a linear's
+backward, a transpose of it): it then costs no copy, and
 the product reads its strides. ``plan-memory`` keeps the viewed buffer alive
 as long as the view and never writes a buffer in place while a view of it
 may be read (Note [memory plan]). Only products: a pointwise op lays its
@@ -43,6 +45,25 @@ _RENAMED = {"size": "shape"}
 """``view_copy``'s argument ``size`` is ``reshape``'s ``shape``."""
 
 
+class TransposeOfTranspose(RewritePattern):
+    """``t_copy(t_copy(x)) -> x``: equal elements, and ``x`` is as contiguous as the copy
+    (no value of the functional level is a view). A linear's backward transposes the weight's
+    gradient twice (``mm(...)`` then two copies of it). Only where ``x`` is an op's result that
+    nothing else reads, so no output or argument comes to share a tensor with another."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AtenOp, rewriter: PatternRewriter) -> None:
+        if op.name != "aten.t_copy" or not isinstance(inner := op.operands[0].owner, AtenOp) \
+                or inner.name != "aten.t_copy" or op.results[0].type != inner.operands[0].type:
+            return
+        source = inner.operands[0]
+        if not isinstance(source.owner, Operation) or source.uses.get_length() != 1:
+            return  # an argument, or a value read elsewhere: the result would alias it
+        rewriter.replace_matched_op([], [inner.operands[0]])
+        if not inner.results[0].uses:
+            rewriter.erase_op(inner)
+
+
 class ViewCopyToView(RewritePattern):
     """``aten.X_copy(x) -> aten.X(x)`` where only matrix products of the same block read the result."""
 
@@ -76,7 +97,22 @@ _LAYOUT_FREE_READERS = frozenset({"aten.mm", "aten.bmm", "aten.addmm", "aten.mat
 """Library ops whose result is laid out the same whatever the strides of their operands."""
 
 
-def _read_only_by_layout_free_ops_of_its_block(op: Operation) -> bool:
+_TRANSPOSES = frozenset({"aten.t", "aten.t_copy", "aten.transpose.int", "aten.transpose_copy.int",
+                         "aten.permute", "aten.permute_copy"})
+"""Views whose readers' layout-freedom they pass on (a transpose of a transpose that a product reads)."""
+
+
+def _read_only_by_layout_free_ops_of_its_block(op: Operation, depth: int = 2) -> bool:
+    """Whether every reader of ``op``'s result, in its block, is a matrix product or (up to
+    ``depth`` deep) a transpose whose own readers are."""
     block = op.parent_block()
-    return all(isinstance(use.operation, AtenOp) and use.operation.name in _LAYOUT_FREE_READERS
-               and use.operation.parent_block() is block for use in op.results[0].uses)
+    for use in op.results[0].uses:
+        reader = use.operation
+        if not isinstance(reader, AtenOp) or reader.parent_block() is not block:
+            return False
+        if reader.name in _LAYOUT_FREE_READERS:
+            continue
+        if not (reader.name in _TRANSPOSES and depth > 0
+                and _read_only_by_layout_free_ops_of_its_block(reader, depth - 1)):
+            return False
+    return True

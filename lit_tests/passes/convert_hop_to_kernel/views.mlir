@@ -57,3 +57,40 @@ builtin.module {
     func.return %t, %c : !hop.tensor<[8, 4], f32>, !hop.tensor<[32], f32>
   }
 }
+
+// -----
+
+// A transpose of a transposed copy is its operand (a linear's backward
+// transposes the weight's gradient twice); the inner copy is gone with its
+// last reader. It must not go where another op still reads it.
+// CHECK-LABEL: builtin.module
+// CHECK:       func.func @f
+// CHECK-NEXT:    %[[M:.*]] = kernel.launch @extern_mm(%x, %w)
+// CHECK-NEXT:    %[[T:.*]] = kernel.launch @extern_t_copy(%[[M]])
+// CHECK-NEXT:    %[[N:.*]] = kernel.launch @pointwise_neg(%[[T]])
+// CHECK-NEXT:    func.return %[[M]], %[[N]]
+builtin.module {
+  func.func @f(%x: !hop.tensor<[2, 8], f32>, %w: !hop.tensor<[8, 4], f32>) -> (!hop.tensor<[2, 4], f32>, !hop.tensor<[4, 2], f32>) {
+    %m = aten.mm(%x, %w) : (!hop.tensor<[2, 8], f32>, !hop.tensor<[8, 4], f32>) -> !hop.tensor<[2, 4], f32>
+    %t = aten.t_copy(%m) : (!hop.tensor<[2, 4], f32>) -> !hop.tensor<[4, 2], f32>
+    %tt = aten.t_copy(%t) : (!hop.tensor<[4, 2], f32>) -> !hop.tensor<[2, 4], f32>
+    %n = aten.neg(%t) : (!hop.tensor<[4, 2], f32>) -> !hop.tensor<[4, 2], f32>
+    func.return %tt, %n : !hop.tensor<[2, 4], f32>, !hop.tensor<[4, 2], f32>
+  }
+}
+
+// -----
+
+// Must not fire: the transposed value is an argument (the result would be
+// the caller's tensor itself).
+// CHECK-LABEL: builtin.module
+// CHECK:       func.func @f
+// CHECK-NEXT:    %[[T:.*]] = kernel.launch @extern_t_copy(%x)
+// CHECK-NEXT:    kernel.launch @extern_t_copy_1(%[[T]])
+builtin.module {
+  func.func @f(%x: !hop.tensor<[2, 4], f32>) -> !hop.tensor<[2, 4], f32> {
+    %t = aten.t_copy(%x) : (!hop.tensor<[2, 4], f32>) -> !hop.tensor<[4, 2], f32>
+    %tt = aten.t_copy(%t) : (!hop.tensor<[4, 2], f32>) -> !hop.tensor<[2, 4], f32>
+    func.return %tt : !hop.tensor<[2, 4], f32>
+  }
+}
