@@ -14,7 +14,8 @@ may be read (Note [memory plan]). Only products: a pointwise op lays its
 result out as its operand is laid out, and the functional level promised
 the copy's contiguous layout (``x.t().contiguous() * 3`` has no
 ``contiguous`` left to restore it), which a caller sees in an output's
-strides.
+strides. But a ``view_copy`` of a fresh op result (contiguous) is a
+contiguous ``reshape``, which any op of its block may read.
 
 Not rewritten: a view whose result a host op, a region or the block's
 terminator reads (the caller or a loop would see the alias), a view op with
@@ -70,7 +71,9 @@ class ViewCopyToView(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: AtenOp, rewriter: PatternRewriter) -> None:
         view = _view_of(op.SCHEMA)
-        if view is None or len(op.results) != 1 or not _read_only_by_layout_free_ops_of_its_block(op):
+        if view is None or len(op.results) != 1:
+            return
+        if not (_read_only_by_layout_free_ops_of_its_block(op) or _contiguous_reshape(op)):
             return
         renamed = _RENAMED if op.name in _RESHAPES else {}
         properties = {renamed.get(name, name): value for name, value in op.properties.items()}
@@ -95,6 +98,18 @@ def _view_of(schema: Schema) -> Schema | None:
 _LAYOUT_FREE_READERS = frozenset({"aten.mm", "aten.bmm", "aten.addmm", "aten.matmul", "aten.mv",
                                   "aten.linear", "aten.baddbmm", "aten.addmv"})
 """Library ops whose result is laid out the same whatever the strides of their operands."""
+
+
+def _contiguous_reshape(op: AtenOp) -> bool:
+    """Whether ``op`` is a ``view_copy`` of a fresh op result (not an argument, not a view: a
+    contiguous tensor), read only by ATen ops of its block: ``reshape`` of a contiguous tensor
+    is a contiguous view, laid out as the copy, so any op may read it."""
+    source = op.operands[0].owner
+    if op.name != "aten.view_copy" or not isinstance(source, AtenOp) or source.is_view:
+        return False
+    block = op.parent_block()
+    return all(isinstance(use.operation, AtenOp) and use.operation.parent_block() is block
+               for use in op.results[0].uses)
 
 
 _TRANSPOSES = frozenset({"aten.t", "aten.t_copy", "aten.transpose.int", "aten.transpose_copy.int",

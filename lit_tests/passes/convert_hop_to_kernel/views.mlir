@@ -94,3 +94,26 @@ builtin.module {
     func.return %tt : !hop.tensor<[2, 4], f32>
   }
 }
+
+// -----
+
+// A view_copy of a fresh (contiguous) result is a contiguous reshape, which
+// any op of its block may read; of an argument (strides unknown) it stays.
+// CHECK-LABEL: builtin.module
+// CHECK:       kernel.kernel @extern_reshape "extern"
+// CHECK:       kernel.kernel @extern_view_copy "extern"
+// CHECK:       func.func @f
+// CHECK-NEXT:    %[[N:.*]] = kernel.launch @pointwise_neg(%x)
+// CHECK-NEXT:    %[[R:.*]] = kernel.launch @extern_reshape(%[[N]])
+// CHECK-NEXT:    kernel.launch @pointwise_exp(%[[R]])
+// CHECK-NEXT:    %[[V:.*]] = kernel.launch @extern_view_copy(%x)
+builtin.module {
+  func.func @f(%x: !hop.tensor<[2, 4], f32>) -> (!hop.tensor<[8], f32>, !hop.tensor<[8], f32>) {
+    %n = aten.neg(%x) : (!hop.tensor<[2, 4], f32>) -> !hop.tensor<[2, 4], f32>
+    %v = aten.view_copy(%n) {size = [8 : i64]} : (!hop.tensor<[2, 4], f32>) -> !hop.tensor<[8], f32>
+    %e = aten.exp(%v) : (!hop.tensor<[8], f32>) -> !hop.tensor<[8], f32>
+    %w = aten.view_copy(%x) {size = [8 : i64]} : (!hop.tensor<[2, 4], f32>) -> !hop.tensor<[8], f32>
+    %s = aten.sin(%w) : (!hop.tensor<[8], f32>) -> !hop.tensor<[8], f32>
+    func.return %e, %s : !hop.tensor<[8], f32>, !hop.tensor<[8], f32>
+  }
+}
