@@ -3,7 +3,8 @@
 Invariant after the pass (the kernel level, Note [kernel level] in
 ``hopc.dialects.kernel``): no ATen op is left at host level; every one is in
 the body of a ``kernel.kernel`` that a ``kernel.launch`` runs, in every
-function, every HOP region and every ``hop.subgraph``. Host structure (entry
+function, every HOP region and every ``hop.subgraph`` (pointwise and
+reduction ops whose values nothing reads are dead, and erased). Host structure (entry
 functions, HOPs as host control flow, shape-symbol ops, constants) is
 unchanged, and so is the order of everything outside the fused ops. The
 module attribute ``kernel.device`` names the target device.

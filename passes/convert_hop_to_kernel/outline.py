@@ -62,11 +62,15 @@ class KernelTable:
         return name
 
 
-def outline(group: FusionGroup, table: KernelTable, builder: Builder) -> LaunchOp:
-    """Replaces ``group``'s ops by a launch of its kernel, placed where its last op was."""
+def outline(group: FusionGroup, table: KernelTable, builder: Builder) -> LaunchOp | None:
+    """Replaces ``group``'s ops by a launch of its kernel, placed where its last op was; a
+    generated group whose values nothing reads is dead (its ops are pure) and erased: None."""
     members = group.members
     inputs = _inputs(group.ops, members)
     outputs = [r for op in group.ops for r in op.results if any(u.operation not in members for u in r.uses)]
+    if not outputs and group.kind != "extern":
+        _erase(group.ops)
+        return None
     first, last = group.ops[0], group.ops[-1]
     sizes = _sizes_in_scope(sorted(_size_symbols(group.ops, inputs)), first, builder)
     block = Block(arg_types=[v.type for v in inputs] + [size.type for size in sizes])
@@ -81,10 +85,14 @@ def outline(group: FusionGroup, table: KernelTable, builder: Builder) -> LaunchO
     for value, result in zip(outputs, launch.outputs):
         result.name_hint = value.name_hint
         value.replace_all_uses_with(result)
-    for op in reversed(group.ops):
+    _erase(group.ops)
+    return launch
+
+
+def _erase(ops: list[Operation]) -> None:
+    for op in reversed(ops):
         op.detach()
         op.erase()
-    return launch
 
 
 def _inputs(ops: list[Operation], members: set[Operation]) -> list[SSAValue]:

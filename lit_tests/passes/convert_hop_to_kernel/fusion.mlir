@@ -150,3 +150,21 @@ builtin.module {
     func.return %a, %b : !hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>
   }
 }
+
+// -----
+
+// A generated group nothing reads is dead (its ops are pure) and goes; an
+// extern op nothing reads stays (a random op's draw counts).
+// CHECK-LABEL: builtin.module
+// CHECK-NOT:   aten.exp
+// CHECK:       kernel.kernel @extern_rand_like "extern"
+// CHECK:       func.func @f
+// CHECK-NEXT:    kernel.launch @extern_rand_like(%x)
+// CHECK-NEXT:    func.return %x
+builtin.module {
+  func.func @f(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
+    %e = aten.exp(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    %r = aten.rand_like(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    func.return %x : !hop.tensor<[4], f32>
+  }
+}
