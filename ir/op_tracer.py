@@ -182,6 +182,10 @@ def traced_scope(shapes: FakeShapes, what: str, location: Location | None,
     except HopcError:
         raise
     except Exception as error:
+        if time.monotonic() - started > limits.seconds:
+            # the timer fired inside PyTorch's C++, which turned _Expired into an error of its own
+            # (a FakeTensor's ``+`` reports "unsupported operand type(s)")
+            raise _time_error(what, limits, location) from None
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
         guard = _installed_guard(error)
         if guard is not None:
