@@ -81,7 +81,7 @@ from xdsl.traits import IsTerminator
 
 from hopc.backend.host.expressions import dim_source
 from hopc.backend.host.names import CONSTANT, FUNCTION, SYMBOL, VALUE, Names
-from hopc.backend.host.scalars import host_scalars
+from hopc.backend.host.scalars import host_scalars, is_read_scalar_candidate, is_scalar_launch
 from hopc.backend.interpreter import interpreter_error
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.hop_common import describe
@@ -277,7 +277,8 @@ class HostBuilder:
     def lower_op(self, op: Operation) -> None:
         """Emits ``op`` with its lowering; a HopcError located at it where it has none."""
         with self.at(op):
-            if isinstance(op, LaunchOp) and op.outputs and op.outputs[0] in self.host_scalars:
+            if isinstance(op, LaunchOp) and op.outputs and op.outputs[0] in self.host_scalars \
+                    and is_scalar_launch(op):
                 from hopc.backend.host.ops_scalars import lower_scalar_launch as lowering
             elif isinstance(op, LaunchOp):
                 lowering = self.lower_launch
@@ -286,6 +287,11 @@ class HostBuilder:
             if lowering is None:
                 raise self.error("has no lowering to host code")
             lowering(self, op)
+            for result in op.results:
+                if result in self.host_scalars and is_read_scalar_candidate(result):
+                    read = self.names.fresh(VALUE)
+                    self.emit(f"{read} = {self.local(result)}.item()")
+                    self.alias(result, read)
             self.bind_sources(op.results)
 
     @contextlib.contextmanager

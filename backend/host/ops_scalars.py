@@ -8,13 +8,15 @@ printed from their typed values (``literal``), operands are locals.
 
 from __future__ import annotations
 
+import torch
+
 from hopc.backend.host.codegen import HostBuilder
 from hopc.backend.host.names import literal
 from hopc.backend.host.ops_kernel import launched_kernel
-from hopc.backend.host.scalars import SCALAR_OPS
+from hopc.backend.host.scalars import FLOATING, SCALAR_OPS
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.kernel import LaunchOp
-from hopc.ir.torch_values import value_of_attribute
+from hopc.ir.torch_values import dtype_of, value_of_attribute
 
 
 def lower_scalar_launch(builder: HostBuilder, op: LaunchOp) -> None:
@@ -39,7 +41,10 @@ def _expression(builder: HostBuilder, op: AtenOp) -> str:
         if argument.takes_operands:
             names[argument.name] = builder.local(operands[argument.name][0])
         elif (attribute := op.argument_attribute(argument.name)) is not None:
-            names[argument.name] = literal(value_of_attribute(argument, attribute, {}))
+            value = value_of_attribute(argument, attribute, {})
+            if op.operands[0].type.dtype_name in FLOATING:  # compared as PyTorch does: in its dtype
+                value = torch.tensor(value, dtype=dtype_of(op.operands[0].type.element_type)).item()
+            names[argument.name] = literal(value)
     if names["alpha"]:
         names["alpha"] += " * "
     return SCALAR_OPS[op.name].format(**names)

@@ -20,6 +20,12 @@ is one when it is a 0-d integer or boolean tensor and
   yield of such a carry, a loop's or a cond's predicate (``if v:``), or
   none at all.
 
+A 0-d floating-point result of any other launch (``x.sum()``) is one too,
+read once as a Python float (``.item()``) after its launch, when every use
+of it compares it with a scalar (``x.sum() > 0`` feeding a cond), its
+comparison's scalar rounded to the tensor's dtype first, as PyTorch
+compares (``ops_scalars``): one ATen call and a tensor-to-bool read fewer.
+
 The largest such set is found by starting from every candidate and
 removing values that break a rule until none does. Python ints do not wrap
 at 2**63 as int64 tensors do; no counter gets there.
@@ -55,12 +61,16 @@ SCALAR_OPS: dict[str, str] = {
 (``alpha`` is ``"k * "``, or nothing where it is 1)."""
 
 _INTEGRAL = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8"})
+FLOATING = frozenset({"float16", "bfloat16", "float32", "float64"})
+_COMPARISONS = frozenset({"aten.eq.Scalar", "aten.ne.Scalar", "aten.lt.Scalar", "aten.le.Scalar",
+                          "aten.gt.Scalar", "aten.ge.Scalar"})
 
 
 def host_scalars(function: FuncOp) -> set[SSAValue]:
     """The values of ``function`` (nested regions included) that host code keeps as Python
     ints and bools (Note [host scalars])."""
-    candidates = {value for op in function.walk() for value in _defined_by(op) if _integral_0d(value)}
+    candidates = {value for op in function.walk() for value in _defined_by(op)
+                  if _integral_0d(value) or is_read_scalar_candidate(value)}
     changed = True
     while changed:
         changed = False
@@ -77,6 +87,14 @@ def is_scalar_launch(op: Operation) -> bool:
         return False
     return all(isinstance(inner, AtenOp) and inner.name in SCALAR_OPS and _concrete(inner)
                for inner in kernel.computation)
+
+
+def is_read_scalar_candidate(value: SSAValue) -> bool:
+    """Whether ``value`` is a 0-d floating-point result of a launch that host code could read
+    as a Python float (Note [host scalars])."""
+    type_ = value.type
+    return (isinstance(type_, TensorType) and type_.rank == 0 and type_.dtype_name in FLOATING
+            and isinstance(value.owner, LaunchOp) and not is_scalar_launch(value.owner))
 
 
 def _defined_by(op: Operation) -> list[SSAValue]:
@@ -122,6 +140,10 @@ def _carry_of(value: SSAValue) -> tuple[hop.WhileOp, int] | None:
 def _stays(value: SSAValue, candidates: set[SSAValue]) -> bool:
     """Whether ``value`` may stay a host scalar while ``candidates`` are."""
     owner = value.owner
+    if is_read_scalar_candidate(value):
+        return value.uses.get_length() > 0 and all(
+            _single_op_kernel(use.operation) in _COMPARISONS and use.operation.outputs[0] in candidates
+            for use in value.uses)
     carry = _carry_of(value)
     if carry is not None:
         loop, index = carry
@@ -132,6 +154,14 @@ def _stays(value: SSAValue, candidates: set[SSAValue]) -> bool:
             v in candidates for v in owner.arguments if isinstance(v.type, TensorType))):
         return False
     return all(_scalar_use(use.operation, use.index, candidates) for use in value.uses)
+
+
+def _single_op_kernel(op: Operation) -> str | None:
+    """The name of the one op of a scalar launch's kernel, or None."""
+    if not is_scalar_launch(op):
+        return None
+    computation = op.kernel().computation
+    return computation[0].name if len(computation) == 1 else None
 
 
 def _scalar_use(user: Operation, index: int, candidates: set[SSAValue]) -> bool:

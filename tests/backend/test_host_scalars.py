@@ -70,3 +70,36 @@ def test_a_counter_a_tensor_op_reads_stays_a_tensor():
     compiled, reference, source = _run_both(_counting_loop(returns_counter=False, scales_by_counter=True), 0)
     assert "< 5)" not in source
     torch.testing.assert_close(compiled, reference)
+
+
+READ = """
+builtin.module {
+  func.func @forward(%x: !hop.tensor<[1], f32>) -> !hop.tensor<[1], f32> {
+    %s = aten.sum(%x) : (!hop.tensor<[1], f32>) -> !hop.tensor<[], f32>
+    %p = aten.gt.Scalar(%s) {other = 1.000000e-01 : f64} : (!hop.tensor<[], f32>) -> !hop.tensor<[], i1>
+    %r = hop.cond %p(%x) : !hop.tensor<[], i1>, (!hop.tensor<[1], f32>) -> !hop.tensor<[1], f32> then {
+    ^bb0(%a: !hop.tensor<[1], f32>):
+      %y = aten.sin(%a) : (!hop.tensor<[1], f32>) -> !hop.tensor<[1], f32>
+      hop.yield %y : !hop.tensor<[1], f32>
+    } else {
+    ^bb0(%b: !hop.tensor<[1], f32>):
+      %z = aten.cos(%b) : (!hop.tensor<[1], f32>) -> !hop.tensor<[1], f32>
+      hop.yield %z : !hop.tensor<[1], f32>
+    }
+    func.return %r : !hop.tensor<[1], f32>
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("value", [0.1, 0.2, -1.0, float("nan")])
+def test_a_float_compared_with_a_scalar_is_read_once_and_compared_in_its_dtype(value: float):
+    """f32(0.1) > 0.1 is false in PyTorch (0.1 rounds to f32 first), true for Python floats."""
+    module = parse_module(READ)
+    source = generate_function(entry_function(lower_to_kernel(module)), lower_launch_inline, "cpu",
+                               first_write_allocates=True).source
+    assert ".item()" in source
+    x = torch.tensor([value], dtype=torch.float32)
+    (compiled,) = executor_named("aten").prepare(module, entry_function(module))([x])
+    (reference,) = run_module(module, [x])
+    torch.testing.assert_close(compiled, reference, equal_nan=True)
