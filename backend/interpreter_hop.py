@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from weakref import WeakKeyDictionary
 
 import torch
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 
 from hopc.backend.interpreter import Frame, interpreter_error, run_region
 from hopc.backend.interpreter_ops import bind_parameters
@@ -59,6 +59,15 @@ def constant_value(op: hop.GetConstantOp) -> torch.Tensor:
     if cached is None or cached[0] is not constant.value:
         cached = _CONSTANT_TENSORS[constant] = (constant.value, constant_tensor(constant))
     return cached[1]
+
+
+def run_callee(body: Region, input_types: Sequence[Attribute], args: list[object], frame: Frame,
+               call: Operation) -> list[object]:
+    """Runs a callee's body (a subgraph's, a kernel's) in a scope of its own: its parameters
+    bound afresh from ``args`` (Note [subgraph symbols]), no caller values."""
+    scope = Frame(ChainMap(), frame.symbols.new_child())
+    bind_parameters(args, input_types, scope.symbols)
+    return run_region(body, args, scope, call)
 
 
 def skipped_while_results(op: hop.WhileOp, carried: list[object]) -> list[object]:
@@ -138,10 +147,7 @@ class HopImpls:
         subgraph = op.subgraph()
         if subgraph is None:
             raise interpreter_error(op, f"calls unknown subgraph {op.callee}")
-        args = frame.get(op.inputs)
-        scope = Frame(ChainMap(), frame.symbols.new_child())
-        bind_parameters(args, subgraph.input_types, scope.symbols)
-        return run_region(subgraph.body, args, scope, op)
+        return run_callee(subgraph.body, subgraph.input_types, frame.get(op.inputs), frame, op)
 
     @impl(hop.GetConstantOp)
     def run_get_constant(self, op: hop.GetConstantOp, frame: Frame) -> list[object]:

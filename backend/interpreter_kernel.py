@@ -9,12 +9,10 @@ allocation evaluates its shape and strides under the symbols bound then.
 
 from __future__ import annotations
 
-from collections import ChainMap
-
 import torch
 
-from hopc.backend.interpreter import Frame, interpreter_error, run_region
-from hopc.backend.interpreter_ops import bind_parameters
+from hopc.backend.interpreter import Frame, interpreter_error
+from hopc.backend.interpreter_hop import run_callee
 from hopc.backend.interpreter_registry import impl, register_impls
 from hopc.dialects.kernel import AllocOp, LaunchOp
 from hopc.ir.torch_values import dtype_of, evaluate_dim
@@ -27,10 +25,7 @@ class KernelImpls:
         kernel = op.kernel()
         if kernel is None:
             raise interpreter_error(op, f"launches unknown kernel {op.callee}")
-        args = frame.get(op.arguments)
-        scope = Frame(ChainMap(), frame.symbols.new_child())
-        bind_parameters(args, kernel.input_types, scope.symbols)
-        results = run_region(kernel.body, args, scope, op)
+        results = run_callee(kernel.body, kernel.input_types, frame.get(op.arguments), frame, op)
         if not op.into:
             return results
         buffers = frame.get(op.into)

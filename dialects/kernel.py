@@ -90,7 +90,9 @@ from hopc.ir.types import (
     _tensor_parameters,
     canonical_dim,
     format_dim,
+    parse_type_body,
     shape_symbols,
+    shape_text,
 )
 
 KERNEL_KINDS = ("pointwise", "reduction", "extern")
@@ -168,18 +170,11 @@ class BufferType(Data[tuple[tuple[Dim, ...], Attribute, tuple[Dim, ...], str]], 
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> tuple[tuple[Dim, ...], Attribute, tuple[Dim, ...], str]:
-        body_start = parser._current_token.span.start + 1
-        body = parser._parse_dialect_symbol_body()
-        try:
-            return _buffer_parameters(body)
-        except _BodyError as error:
-            parser.raise_error(error.message, body_start + error.offset)
+        return parse_type_body(parser, _buffer_parameters)
 
     def print_parameter(self, printer: Printer) -> None:
-        element = TensorType(self.shape, self.element_type)
-        shape_and_type = str(element)[len("!hop.tensor<"):-1]
         strides = ", ".join(format_dim(s) for s in self.strides)
-        printer.print_string(f"<{shape_and_type}, [{strides}], {self.device}>")
+        printer.print_string(f"<{shape_text(self.shape, self.element_type)}, [{strides}], {self.device}>")
 
     def verify(self) -> None:
         if len(self.strides) != len(self.shape):

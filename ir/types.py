@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
+from typing import TypeVar
 
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -52,6 +53,8 @@ from xdsl.utils.exceptions import VerifyException
 
 Dim = int | str
 """A dimension: a static size, or the canonical text of a symbolic expression."""
+
+_Parameters = TypeVar("_Parameters")
 
 DTYPES: dict[str, Attribute] = {
     "float16": Float16Type(),
@@ -314,6 +317,22 @@ def format_dim(dim: Dim) -> str:
     return str(dim)
 
 
+def shape_text(shape: Sequence[Dim], element_type: Attribute) -> str:
+    """``[s0, 4], f32``: a shape and element type as types print them."""
+    return f"[{', '.join(format_dim(d) for d in shape)}], {_TEXT_BY_ELEMENT_TYPE[element_type]}"
+
+
+def parse_type_body(parser: AttrParser, parameters: Callable[[str], _Parameters]) -> _Parameters:
+    """The parameters that ``parameters`` reads from a type's ``<...>`` body; its ``_BodyError``
+    becomes a parse error at the offending column."""
+    body_start = parser._current_token.span.start + 1
+    body = parser._parse_dialect_symbol_body()
+    try:
+        return parameters(body)
+    except _BodyError as error:
+        parser.raise_error(error.message, body_start + error.offset)
+
+
 @irdl_attr_definition
 class TensorType(Data[tuple[tuple[Dim, ...], Attribute]], TypeAttribute):
     """A tensor with a symbolic shape: ``!hop.tensor<[s0, 4], f32>``.
@@ -353,16 +372,10 @@ class TensorType(Data[tuple[tuple[Dim, ...], Attribute]], TypeAttribute):
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> tuple[tuple[Dim, ...], Attribute]:
-        body_start = parser._current_token.span.start + 1
-        body = parser._parse_dialect_symbol_body()
-        try:
-            return _tensor_parameters(body)
-        except _BodyError as error:
-            parser.raise_error(error.message, body_start + error.offset)
+        return parse_type_body(parser, _tensor_parameters)
 
     def print_parameter(self, printer: Printer) -> None:
-        dims = ", ".join(format_dim(d) for d in self.shape)
-        printer.print_string(f"<[{dims}], {_TEXT_BY_ELEMENT_TYPE[self.element_type]}>")
+        printer.print_string(f"<{shape_text(self.shape, self.element_type)}>")
 
     def verify(self) -> None:
         if self.element_type not in _TEXT_BY_ELEMENT_TYPE:

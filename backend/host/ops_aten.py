@@ -21,7 +21,7 @@ from hopc.backend.host.codegen import LOWERINGS, HostBuilder
 from hopc.backend.host.names import FUNCTION, keyword_name
 from hopc.backend.host.public_functions import IN_PLACE_FUNCTIONS, PUBLIC_FUNCTIONS, WITHOUT_OUT
 from hopc.backend.interpreter_ops import torch_overload
-from hopc.backend.runtime.plan_aten import flatten_returns
+from hopc.backend.runtime.plan_aten import flatten_returns, mentions_symbols
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument
 from hopc.ir.torch_values import value_of_attribute
@@ -103,18 +103,11 @@ def _attribute_source(builder: HostBuilder, argument: Argument, attribute: objec
     """An expression over the symbols for an attribute that mentions them, else a namespace constant."""
     if isinstance(attribute, ExprAttr) and not isinstance(attribute.value, int):
         return builder.dim(attribute.value)
-    if isinstance(attribute, ArrayAttr) and any(_mentions_symbols(a) for a in attribute.data):
+    if isinstance(attribute, ArrayAttr) and any(mentions_symbols(a) for a in attribute.data):
         element = Argument(argument.name, argument.type.removesuffix("?").partition("[")[0],
                            argument.alias, argument.kwarg_only, None)
         return f"[{', '.join(_attribute_source(builder, element, a) for a in attribute.data)}]"
     return builder.bind(value_of_attribute(argument, attribute, {}))
-
-
-def _mentions_symbols(attribute: object) -> bool:
-    if isinstance(attribute, ExprAttr):
-        return not isinstance(attribute.value, int)
-    nested = getattr(attribute, "data", None)
-    return isinstance(nested, tuple) and any(_mentions_symbols(a) for a in nested)
 
 
 LOWERINGS[AtenOp] = lower_aten

@@ -35,11 +35,11 @@ it compiles). A module that is kernel level already (it has
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Protocol
 from weakref import WeakKeyDictionary
 
+import torch
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
@@ -95,20 +95,16 @@ class CompiledExecutor:
 
         name = function.sym_name.data
         if DEVICE_ATTRIBUTE in module.attributes:
-            return self._generate(module, name, module_device(module))
+            return _GeneratedCall(self._generate(module, name, module_device(module)))
         prepared = {"cpu": self._generate(_lowered(module, "cpu"), name, "cpu")}
-        run: Prepared | None = None
 
-        def call(args: Sequence[object]) -> list[object]:
-            nonlocal run
-            if run is None:
-                device = _device_of(args)
-                if device not in prepared:
-                    prepared[device] = self._generate(_lowered(module, device), name, device)
-                run = prepared[device]
-            return run(args)
+        def for_device_of(args: Sequence[object]) -> Prepared:
+            device = _device_of(args)
+            if device not in prepared:
+                prepared[device] = self._generate(_lowered(module, device), name, device)
+            return prepared[device]
 
-        return call
+        return _GeneratedCall(None, for_device_of)
 
     def _generate(self, module: ModuleOp, name: str, device: str) -> Prepared:
         from hopc.backend.host.codegen import generate_function
@@ -118,25 +114,34 @@ class CompiledExecutor:
         if device in self.triton_on:
             from hopc.backend.host.ops_triton import lower_launch_triton
 
-            return _without_autograd(generate_function(function, lower_launch_triton, device).compile())
-        return _without_autograd(generate_function(function, lower_launch_inline, device,
-                                                   first_write_allocates=True).compile())
+            return generate_function(function, lower_launch_triton, device).compile()
+        return generate_function(function, lower_launch_inline, device, first_write_allocates=True).compile()
 
 
-def _without_autograd(run: Prepared) -> Prepared:
-    """``run`` with grad mode off: generated code writes ``out=`` buffers, which autograd
-    refuses for inputs that require grad. No gradient flows through an executor (a training
-    call differentiates the forward and backward functions itself), so nothing is lost."""
-    import torch
+class _GeneratedCall:
+    """A generated function, run with grad mode off: generated code writes ``out=`` buffers,
+    which autograd refuses for inputs that require grad. No gradient flows through an
+    executor (a training call differentiates the forward and backward functions itself), so
+    nothing is lost. Where ``choose`` is given, the first call picks the function by its
+    arguments (Note [compiled executors]) and every later call runs that one."""
 
-    @functools.wraps(run)
-    def call(args: Sequence[object]) -> list[object]:
+    def __init__(self, run: Prepared | None, choose: Callable[[Sequence[object]], Prepared] | None = None):
+        self.run = run
+        self.choose = choose
+
+    @property
+    def source(self) -> str:
+        """The generated source of the function chosen (``GeneratedFunction.compile``'s)."""
+        return self.run.source  # type: ignore[union-attr]
+
+    def __call__(self, args: Sequence[object]) -> list[object]:
+        run = self.run
+        if run is None:
+            run = self.run = self.choose(args)  # type: ignore[misc]
         if not torch.is_grad_enabled():
             return run(args)
         with torch.no_grad():
             return run(args)
-
-    return call
 
 
 _LOWERED: WeakKeyDictionary[ModuleOp, dict[str, ModuleOp]] = WeakKeyDictionary()

@@ -76,17 +76,18 @@ def _operand_reader(op: AtenOp, argument: Argument, slots: list[int]) -> Reader:
 
 
 def _attribute_reader(argument: Argument, attribute: object) -> Reader:
-    if _mentions_symbols(attribute):
+    if mentions_symbols(attribute):
         return lambda values, symbols: value_of_attribute(argument, attribute, symbols)
     constant = value_of_attribute(argument, attribute, {})
     return lambda values, symbols: constant
 
 
-def _mentions_symbols(attribute: object) -> bool:
+def mentions_symbols(attribute: object) -> bool:
+    """Whether an attribute is or holds a ``#hop.expr`` over shape symbols."""
     if isinstance(attribute, ExprAttr):
         return not isinstance(attribute.value, int)
     nested = getattr(attribute, "data", None)
-    return isinstance(nested, tuple) and any(_mentions_symbols(a) for a in nested)
+    return isinstance(nested, tuple) and any(mentions_symbols(a) for a in nested)
 
 
 def _result_store(op: AtenOp, slots: Sequence[int]) -> Callable[[Values, object], None]:

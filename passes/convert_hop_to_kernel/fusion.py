@@ -35,6 +35,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import MemoryEffectKind, get_effects
 
 from hopc.dialects.aten import AtenOp
+from hopc.ir.reads import values_read
 from hopc.ir.types import Dim, TensorType
 
 
@@ -87,7 +88,7 @@ def _close_groups_read_by(op: Operation, group_of: dict[Operation, FusionGroup])
         for group in group_of.values():
             group.open = False
         return
-    for value in _values_read(op):
+    for value in values_read(op):
         producer = value.owner
         if isinstance(producer, Operation) and producer in group_of:
             group_of[producer].open = False
@@ -97,14 +98,6 @@ def _may_write(op: Operation) -> bool:
     """Whether ``op`` may have an effect other than reading (or its effects are unknown)."""
     effects = get_effects(op)
     return effects is None or any(effect.kind != MemoryEffectKind.READ for effect in effects)
-
-
-def _values_read(op: Operation) -> list[SSAValue]:
-    read = list(op.operands)
-    for region in op.regions:
-        for inner in region.walk():
-            read += inner.operands
-    return read
 
 
 def _place(op: AtenOp, can_generate: Callable[[AtenOp], bool], group_of: dict[Operation, FusionGroup],

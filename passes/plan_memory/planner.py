@@ -15,6 +15,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from hopc.dialects.aten_schema import lookup
 from hopc.dialects.kernel import BufferType, LaunchOp
+from hopc.ir.reads import values_read
 from hopc.ir.types import TensorType
 
 
@@ -99,11 +100,11 @@ def last_uses(block: Block) -> dict[SSAValue, int]:
     ops = list(block.ops)
     for position, op in enumerate(ops):
         last.update((result, position) for result in op.results)
-        for value in _values_read(op):
+        for value in values_read(op):
             last[value] = position
     for position, op in reversed(list(enumerate(ops))):
         if op.regions:
-            aliased = [v for v in _values_read(op) if isinstance(v.type, TensorType)]
+            aliased = [v for v in values_read(op) if isinstance(v.type, TensorType)]
         else:
             aliased = viewed_operands(op)
         if not aliased:
@@ -141,12 +142,6 @@ def is_planned(launch: LaunchOp) -> bool:
         return False
     out = lookup(f"aten.{schema.base_name}.out")
     return out is not None and out.is_out_variant and len(out.mutated_arguments) == len(launch.outputs)
-
-
-def _values_read(op: Operation) -> Iterator[SSAValue]:
-    """The operands of ``op`` and of every op nested in it."""
-    for nested in op.walk():
-        yield from nested.operands
 
 
 def _dead_operand_buffer(launch: LaunchOp, wanted: BufferType, position: int,
