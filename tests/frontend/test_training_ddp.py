@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import os
 import socket
+import sys
 from collections.abc import Callable
 
 import torch
@@ -64,8 +65,18 @@ def _train_and_compare(rank: int, port: int) -> None:
                                                msg=_in(f"{name}, step {step}: {parameter}.grad"))
                 torch.testing.assert_close(dict(trained.state_dict()), dict(eager.module.state_dict()),
                                            msg=_in(f"{name}, step {step}: parameters"))
+        dist.barrier()
     finally:
         dist.destroy_process_group()
+    # Passed. Leave without interpreter finalization: Gloo's worker threads can
+    # still hold tensors (DDP's reducer keeps the process group alive past
+    # destroy_process_group), and freeing them while Python shuts down aborts
+    # the process ("terminate called without an active exception", a known
+    # PyTorch teardown crash, not a training failure). Failures raise above
+    # and reach the parent through spawn's error file as usual.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _in(context: str) -> Callable[[str], str]:
