@@ -51,6 +51,7 @@ from hopc.backend.runtime.training_call import TrainingCall
 from hopc.frontend.dynamo_backend import differentiated_call, hopc_backend
 from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc, user_location
 from hopc.frontend.freezing import FreezeOptions, frozen_backend, frozen_module_call
+from hopc.frontend.module_hooks import GlobalHooks, calls_forward_only, global_hooks
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.module import entry_functions, entry_signature
 from hopc.ir.verify import verify_module
@@ -62,6 +63,7 @@ _DYNAMO_CONFIG = {
     "inline_single_use_invoke_subgraph": False,
     "specialize_float": True,
     "capture_profiler_record_function": True,
+    "skip_nnmodule_hook_guards": False,  # Note [hook guards] in hopc.frontend.module_hooks
 }
 
 
@@ -115,7 +117,8 @@ def _settings_while_compiling(callback: Callable) -> Callable:
 
 
 class CompiledProgram:
-    """``program`` compiled by Dynamo with the hopc backend (see the module docstring)."""
+    """``program`` compiled by Dynamo with the hopc backend (see the module docstring); a
+    module's ``forward`` compiled apart (Note [module forward] in ``hopc.frontend.module_hooks``)."""
 
     def __init__(self, program: Callable, dynamic: bool | None, fullgraph: bool, executor: str,
                  frozen: FreezeOptions | None = None):
@@ -126,11 +129,21 @@ class CompiledProgram:
         context = torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)
         if hasattr(context, "callback"):  # not when Dynamo is disabled (TORCHDYNAMO_DISABLE=1)
             context.callback = _settings_while_compiling(context.callback)
-        self._compiled = context(program)
+        is_module = isinstance(program, torch.nn.Module)
+        self._compiled = context(program.__call__ if is_module else program)
+        self._forward = program.forward if is_module else None
+        self._compiled_forward = context(self._forward) if self._forward is not None else None
+        self._global_hooks = GlobalHooks()
 
     def __call__(self, *args: object, **kwargs: object) -> object:
+        hooks = global_hooks()
+        if hooks != self._global_hooks.compiled_with:
+            self._global_hooks.check(hooks)
+        forward, run = self._forward, self._compiled
+        if forward is not None and calls_forward_only(self.program, forward, hooks):
+            run = self._compiled_forward
         try:
-            return self._compiled(*args, **kwargs)
+            return run(*args, **kwargs)
         except HopcError:
             raise
         except torch._dynamo.exc.BackendCompilerFailed as failure:

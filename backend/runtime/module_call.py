@@ -76,8 +76,13 @@ class ModuleCall:
         self._run = executor_named(executor).prepare(module, self.signature.function)
         self._copy_back = tuple(self.signature.copy_back.items())
         self._user_outputs = self.signature.user_outputs
+        self._direct = not (self.trailing or self._copy_back or self.aliases or check_grad) \
+            and list(self._user_outputs) == list(range(len(self.signature.function.function_type.outputs)))
+        """The call is the run: every result a user output, in order, and nothing to add or restore."""
 
     def __call__(self, *args: object) -> list[object]:
+        if self._direct:
+            return self._run(args)
         entry = [*args, *self.trailing] if self.trailing else list(args)
         if self.check_grad and needs_gradients(entry):
             raise gradients_unsupported()

@@ -101,7 +101,7 @@ def test_runtime_bug_is_a_located_internal_error(monkeypatch):
 
     def broken_init(self, *args, **kwargs):
         prepare(self, *args, **kwargs)
-        self._copy_back = None  # iterating it at the call is a TypeError inside hopc
+        self._run = None  # calling it at the call is a TypeError inside hopc
 
     monkeypatch.setattr(module_call.ModuleCall, "__init__", broken_init)
     with pytest.raises(HopcError, match="internal error.*TypeError") as failure:
