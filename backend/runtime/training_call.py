@@ -66,6 +66,7 @@ from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.frontend.errors import user_location
 from hopc.ir.diagnostics import HopcError, Location
 from hopc.ir.module import entry_signature
+from hopc.ir.types import TensorType
 
 
 class TrainingCall:
@@ -94,6 +95,9 @@ class TrainingCall:
         saved = forward.saved_results
         self._saved = tuple(saved[number] for number in range(len(saved)))
         """The forward's result index of each saved value, by number."""
+        result_types = forward.function.function_type.outputs.data
+        self._saved_is_tensor = tuple(isinstance(result_types[index], TensorType) for index in self._saved)
+        """Whether each saved value is a tensor (saved with ``ctx.save_for_backward``), by number."""
         position_of = {result: position for position, result in enumerate(self._returned)}
         cotangents = backward.cotangent_arguments
         self._cotangents = tuple((argument, position_of[result])
@@ -120,14 +124,16 @@ class TrainingCall:
         if self.check_grad:
             self._check_requires_grad(entry)
         if torch.is_grad_enabled() and any(_requires_grad(entry[index]) for index in self._requires_grad):
-            returned = list(_Differentiated.apply(self, *entry))
+            returned = _Differentiated.apply(self, *entry)
         else:
             results = self._run_forward(entry)
             returned = [results[index] for index in self._returned]
-        copy_back(self._copy_back, entry, returned)
-        with torch.no_grad():
-            copy_back(self._copy_back_unrecorded, entry, returned)
-        outputs = returned[:self._user_output_count]
+        if self._copy_back:
+            copy_back(self._copy_back, entry, returned)
+        if self._copy_back_unrecorded:
+            with torch.no_grad():
+                copy_back(self._copy_back_unrecorded, entry, returned)
+        outputs = list(returned[:self._user_output_count])
         return self.aliases.restore(args, outputs) if self.aliases else outputs
 
     def _check_requires_grad(self, entry: Sequence[object]) -> None:
@@ -147,15 +153,17 @@ class TrainingCall:
             changed = {_storage(entry[argument]) for argument in self._changed_arguments}
             saved = [value.clone() if isinstance(value, torch.Tensor) and _storage(value) in changed else value
                      for value in saved]
-        ctx.save_for_backward(*(value for value in saved if isinstance(value, torch.Tensor)))
-        ctx.saved_values = [None if isinstance(value, torch.Tensor) else value for value in saved]  # None: a tensor
+        is_tensor = self._saved_is_tensor
+        ctx.save_for_backward(*[value for value, tensor in zip(saved, is_tensor) if tensor])
+        ctx.saved_values = [None if tensor else value for value, tensor in zip(saved, is_tensor)]  # None: a tensor
         returned = [results[index] for index in self._returned]
-        differentiable = {id(returned[position]) for position in self._differentiable}
-        for position in self._non_differentiable:  # marked apart from the same tensor as a differentiable output
-            if id(returned[position]) in differentiable:
-                returned[position] = returned[position].detach()
-        ctx.mark_non_differentiable(*(returned[position] for position in self._non_differentiable
-                                      if isinstance(returned[position], torch.Tensor)))
+        if self._non_differentiable:
+            differentiable = {id(returned[position]) for position in self._differentiable}
+            for position in self._non_differentiable:  # marked apart from the same tensor as a differentiable one
+                if id(returned[position]) in differentiable:
+                    returned[position] = returned[position].detach()
+            ctx.mark_non_differentiable(*(returned[position] for position in self._non_differentiable
+                                          if isinstance(returned[position], torch.Tensor)))
         return tuple(returned)
 
     def run_backward(self, ctx: torch.autograd.function.FunctionCtx, cotangents: Sequence[object]) -> list:

@@ -15,8 +15,10 @@ Assumes a verified module at the functional and symbol-closed levels (after
 yet: ``plan-memory`` gives them some.
 
 Steps: small pointwise ``hop.cond``s become selects where the device makes
-that profitable (Note [conds as selects]); ``*_copy`` views read only by
-ATen ops of their block become real views (``views``); then the ATen ops of each block
+that profitable (Note [conds as selects]); a keepdim sum viewed without its
+kept dimensions becomes a sum that drops them (``kept_dimensions``);
+``*_copy`` views read only by ATen ops of their block become real views
+(``views``); then the ATen ops of each block
 are grouped (Note [fusion groups]) and each group is outlined into a kernel
 (``outline``). Which ops a generated kernel may hold is the Triton emitter's
 to say (``hopc.backend.triton.ops.can_emit``); the others are ``extern``
@@ -68,6 +70,7 @@ from hopc.dialects.kernel import DEVICE_ATTRIBUTE, DEVICES, KernelOp
 from hopc.ir.diagnostics import HopcError
 from hopc.passes.convert_hop_to_kernel.cond_to_select import CondToSelect
 from hopc.passes.convert_hop_to_kernel.fusion import fusion_groups
+from hopc.passes.convert_hop_to_kernel.kept_dimensions import DropKeptDimensions
 from hopc.passes.convert_hop_to_kernel.outline import KernelTable, outline
 from hopc.passes.convert_hop_to_kernel.views import TransposeOfTranspose, ViewCopyToView
 
@@ -85,6 +88,7 @@ def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: s
         from hopc.backend.triton.ops import can_emit as can_generate
     if conds_as_selects == "always" or (conds_as_selects == "auto" and device == "cuda"):
         PatternRewriteWalker(CondToSelect()).rewrite_module(module)
+    PatternRewriteWalker(DropKeptDimensions()).rewrite_module(module)
     PatternRewriteWalker(TransposeOfTranspose()).rewrite_module(module)
     PatternRewriteWalker(ViewCopyToView()).rewrite_module(module)
     table = KernelTable(module)

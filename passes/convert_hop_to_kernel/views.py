@@ -49,8 +49,10 @@ _RENAMED = {"size": "shape"}
 class TransposeOfTranspose(RewritePattern):
     """``t_copy(t_copy(x)) -> x``: equal elements, and ``x`` is as contiguous as the copy
     (no value of the functional level is a view). A linear's backward transposes the weight's
-    gradient twice (``mm(...)`` then two copies of it). Only where ``x`` is an op's result that
-    nothing else reads, so no output or argument comes to share a tensor with another."""
+    gradient twice (``mm(...)`` then two copies of it), and the saved weight of the next
+    layer (``mm(grad, t(t(w)))``). Only where no output or argument comes to share a tensor
+    with another: ``x`` is an op's result that nothing else reads, or only matrix products
+    of the block read the result (their results are fresh)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: AtenOp, rewriter: PatternRewriter) -> None:
@@ -58,7 +60,8 @@ class TransposeOfTranspose(RewritePattern):
                 or inner.name != "aten.t_copy" or op.results[0].type != inner.operands[0].type:
             return
         source = inner.operands[0]
-        if not isinstance(source.owner, Operation) or source.uses.get_length() != 1:
+        if (not isinstance(source.owner, Operation) or source.uses.get_length() != 1) \
+                and not _read_only_by_layout_free_ops_of_its_block(op, depth=0):
             return  # an argument, or a value read elsewhere: the result would alias it
         rewriter.replace_matched_op([], [inner.operands[0]])
         if not inner.results[0].uses:

@@ -117,3 +117,22 @@ builtin.module {
     func.return %e, %s : !hop.tensor<[8], f32>, !hop.tensor<[8], f32>
   }
 }
+
+// -----
+
+// An argument transposed twice where only a matrix product reads the result
+// is the argument itself (a linear's backward reads the next layer's saved
+// weight as t(t(w))): the product's result is fresh, so nothing comes to
+// share the caller's tensor.
+// CHECK-LABEL: builtin.module
+// CHECK:       func.func @f
+// CHECK-NEXT:    %[[M:.*]] = kernel.launch @extern_mm(%g, %w)
+// CHECK-NEXT:    func.return %[[M]]
+builtin.module {
+  func.func @f(%g: !hop.tensor<[2, 8], f32>, %w: !hop.tensor<[8, 4], f32>) -> !hop.tensor<[2, 4], f32> {
+    %t = aten.t_copy(%w) : (!hop.tensor<[8, 4], f32>) -> !hop.tensor<[4, 8], f32>
+    %tt = aten.t_copy(%t) : (!hop.tensor<[4, 8], f32>) -> !hop.tensor<[8, 4], f32>
+    %m = aten.mm(%g, %tt) : (!hop.tensor<[2, 8], f32>, !hop.tensor<[8, 4], f32>) -> !hop.tensor<[2, 4], f32>
+    func.return %m : !hop.tensor<[2, 4], f32>
+  }
+}
