@@ -18,6 +18,12 @@ Systems: eager PyTorch; ``python``, the HOP program written with Python
 control flow (an ``if``, a ``for``, no checkpoint), a reference only;
 ``torch.compile`` with ``backend="eager"`` (Dynamo alone), with
 ``"aot_eager"`` and with its default backend (Inductor, C++ kernels here);
+in inference, ``floor``: ``torch.compile`` of the model's ``forward`` (the
+cheapest call Dynamo can stand in front of: no module frame) with a backend
+that computes nothing (``dynamo_floor``: each call returns the outputs of the
+graph's one run on the example inputs, the bench's own), what any backend
+behind Dynamo pays per call at least, so ``eager/floor`` bounds every
+backend's speedup;
 ``hopc.compile(model, executor=...)``, on ``"aten"`` if hopc has that
 executor and ``"planned"`` otherwise (``--executor`` chooses; the header
 says which ran).
@@ -69,7 +75,7 @@ from collections.abc import Callable
 import torch
 from cpu_programs import PROGRAMS  # bench/ is the script's own directory
 
-SYSTEMS = ("eager", "python", "dynamo", "aot_eager", "inductor", "hopc")
+SYSTEMS = ("eager", "python", "dynamo", "floor", "aot_eager", "inductor", "hopc")
 FIRST_CALL_SYSTEMS = ("eager", "dynamo", "aot_eager", "inductor", "hopc")
 MODES = ("inference", "training")
 TORCH_BACKENDS = {"dynamo": "eager", "aot_eager": "aot_eager", "inductor": "inductor"}
@@ -96,7 +102,17 @@ def compiled(system: str, model: torch.nn.Module, executor: str) -> Callable:
         import hopc
 
         return hopc.compile(model, executor=executor)
+    if system == "floor":
+        return torch.compile(model.forward, backend=dynamo_floor)
     return torch.compile(model, backend=TORCH_BACKENDS[system])
+
+
+def dynamo_floor(graph_module: torch.fx.GraphModule, example_inputs: list) -> Callable:
+    """A Dynamo backend that computes nothing: every call returns the graph's outputs on
+    ``example_inputs`` (right only for calls on those inputs, as the bench makes them, and
+    without gradients). Its per-call time is Dynamo's frame, guards and wrappers alone."""
+    outputs = graph_module(*example_inputs)
+    return lambda *args: outputs
 
 
 def step(function: Callable, mode: str) -> Callable:
@@ -244,7 +260,7 @@ def steady_state(name: str, mode: str, options: argparse.Namespace) -> tuple[dic
     program = PROGRAMS[name]
     torch._dynamo.reset()
     model, inputs = program.make(training=mode == "training")
-    systems = [s for s in SYSTEMS if s != "python" or program.hops]
+    systems = [s for s in SYSTEMS if (s != "python" or program.hops) and (s != "floor" or mode == "inference")]
     cells: dict[str, Cell] = {}
     steps: dict[str, Callable] = {}
     with grad_mode(mode):
@@ -289,9 +305,12 @@ def print_steady_state(mode: str, results: dict[str, tuple[dict[str, Cell], int]
                 "met" if float(against_dynamo) <= STEADY_TARGET else "NOT met")
             row += [ratio(cells["eager"], cells["hopc"]), ratio(cells["inductor"], cells["hopc"]),
                     against_dynamo, met]
+        if mode == "inference":
+            row.append(ratio(cells["eager"], cells.get("floor")))
         rows.append(row)
+    floor = ["eager/floor"] if mode == "inference" else []
     print_table(["program", "N", *SYSTEMS, "eager/hopc", "inductor/hopc", "hopc/dynamo",
-                 f"<= {STEADY_TARGET}"], rows)
+                 f"<= {STEADY_TARGET}", *floor], rows)
     for line in notes.lines:
         print(line)
 
