@@ -17,8 +17,8 @@ yet: ``plan-memory`` gives them some.
 Steps: small pointwise ``hop.cond``s become selects where the device makes
 that profitable (Note [conds as selects]); a keepdim sum viewed without its
 kept dimensions becomes a sum that drops them (``kept_dimensions``);
-``*_copy`` views read only by ATen ops of their block become real views
-(``views``); then the ATen ops of each block
+``*_copy`` views read only by ATen ops of their block become real views,
+and reshapes to their operand's own shape go (``views``); then the ATen ops of each block
 are grouped (Note [fusion groups]) and each group is outlined into a kernel
 (``outline``). Which ops a generated kernel may hold is the Triton emitter's
 to say (``hopc.backend.triton.ops.can_emit``); the others are ``extern``
@@ -72,7 +72,7 @@ from hopc.passes.convert_hop_to_kernel.cond_to_select import CondToSelect
 from hopc.passes.convert_hop_to_kernel.fusion import fusion_groups
 from hopc.passes.convert_hop_to_kernel.kept_dimensions import DropKeptDimensions
 from hopc.passes.convert_hop_to_kernel.outline import KernelTable, outline
-from hopc.passes.convert_hop_to_kernel.views import TransposeOfTranspose, ViewCopyToView
+from hopc.passes.convert_hop_to_kernel.views import IdentityReshape, TransposeOfTranspose, ViewCopyToView
 
 
 def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: str = "auto",
@@ -91,6 +91,7 @@ def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: s
     PatternRewriteWalker(DropKeptDimensions()).rewrite_module(module)
     PatternRewriteWalker(TransposeOfTranspose()).rewrite_module(module)
     PatternRewriteWalker(ViewCopyToView()).rewrite_module(module)
+    PatternRewriteWalker(IdentityReshape()).rewrite_module(module)
     table = KernelTable(module)
     for block in _host_blocks(module):
         builder = Builder(InsertPoint.at_start(block))

@@ -1,6 +1,7 @@
 """``*_copy`` views become real views again: ``aten.permute_copy(x) -> aten.permute(x)``,
-``aten.view_copy(x) -> aten.reshape(x)``; and a transpose of a transposed copy is its
-operand (``TransposeOfTranspose``).
+``aten.view_copy(x) -> aten.reshape(x)``; a transpose of a transposed copy is its
+operand (``TransposeOfTranspose``), and so is a reshape or expansion to its own shape
+(``IdentityReshape``).
 
 Functionalize turned every view into its ``_copy`` variant, a copy of the
 viewed elements, so no op could write through an alias. Nothing writes at
@@ -85,6 +86,32 @@ class ViewCopyToView(RewritePattern):
         replacement.location = op.location
         replacement.results[0].name_hint = op.results[0].name_hint
         rewriter.replace_matched_op(replacement)
+
+
+class IdentityReshape(RewritePattern):
+    """``reshape``, ``view_copy`` or ``expand_copy`` of ``x`` to ``x``'s own type -> ``x``.
+
+    ``matmul``'s decomposition expands both operands to their broadcast shape
+    and reshapes them for ``bmm``, and reshapes the product back: where the
+    shapes already agree, each is a library call (and a copy) that changes
+    nothing. Only where every reader is an ATen op of the same block (no
+    output, region or host op comes to share ``x``), and ``x`` is laid out as
+    the copy was (an op result that is no view) unless only matrix products
+    read it; a ``reshape`` is a view already and needs neither."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AtenOp, rewriter: PatternRewriter) -> None:
+        if op.name not in ("aten.reshape", "aten.view_copy", "aten.expand_copy") \
+                or op.results[0].type != op.operands[0].type:
+            return
+        block, source = op.parent_block(), op.operands[0]
+        if not all(isinstance(use.operation, AtenOp) and use.operation.parent_block() is block
+                   for use in op.results[0].uses):
+            return
+        fresh = isinstance(source.owner, AtenOp) and not source.owner.is_view
+        if op.name != "aten.reshape" and not fresh and not _read_only_by_layout_free_ops_of_its_block(op):
+            return
+        rewriter.replace_matched_op([], [source])
 
 
 def _view_of(schema: Schema) -> Schema | None:

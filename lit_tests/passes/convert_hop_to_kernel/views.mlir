@@ -136,3 +136,46 @@ builtin.module {
     func.return %m : !hop.tensor<[2, 4], f32>
   }
 }
+
+// -----
+
+// A reshape or expansion to its operand's own shape is the operand
+// (matmul's decomposition expands and reshapes operands that already have
+// bmm's shape): no expand_copy, no view_copy left.
+// CHECK-LABEL: builtin.module
+// CHECK-NOT:   aten.expand_copy
+// CHECK-NOT:   aten.view_copy
+// CHECK:       func.func @f
+// CHECK-NEXT:    %[[N:.*]] = kernel.launch @pointwise_neg(%x)
+// CHECK-NEXT:    %[[M:.*]] = kernel.launch @extern_bmm(%[[N]], %y)
+// CHECK-NEXT:    func.return %[[M]]
+builtin.module {
+  func.func @f(%x: !hop.tensor<[2, 4, 8], f32>, %y: !hop.tensor<[2, 8, 3], f32>) -> !hop.tensor<[2, 4, 3], f32> {
+    %n = aten.neg(%x) : (!hop.tensor<[2, 4, 8], f32>) -> !hop.tensor<[2, 4, 8], f32>
+    %e = aten.expand_copy(%n) {size = [2 : i64, 4 : i64, 8 : i64]} : (!hop.tensor<[2, 4, 8], f32>) -> !hop.tensor<[2, 4, 8], f32>
+    %v = aten.view_copy(%e) {size = [2 : i64, 4 : i64, 8 : i64]} : (!hop.tensor<[2, 4, 8], f32>) -> !hop.tensor<[2, 4, 8], f32>
+    %m = aten.bmm(%v, %y) : (!hop.tensor<[2, 4, 8], f32>, !hop.tensor<[2, 8, 3], f32>) -> !hop.tensor<[2, 4, 3], f32>
+    func.return %m : !hop.tensor<[2, 4, 3], f32>
+  }
+}
+
+// -----
+
+// Must not fire: the expansion is returned (only ATen readers of the block
+// may share the operand), and an expansion of an argument read by a
+// pointwise op (the argument's strides, not the copy's contiguous ones,
+// would reach the sine's result).
+// CHECK-LABEL: builtin.module
+// CHECK:       func.func @f
+// CHECK:         %e = kernel.launch @extern_expand_copy(%n)
+// CHECK-NEXT:    %f = kernel.launch @extern_expand_copy(%x)
+// CHECK-NEXT:    kernel.launch @pointwise_sin(%f)
+builtin.module {
+  func.func @f(%x: !hop.tensor<[2, 4, 8], f32>) -> (!hop.tensor<[2, 4, 8], f32>, !hop.tensor<[2, 4, 8], f32>) {
+    %n = aten.neg(%x) : (!hop.tensor<[2, 4, 8], f32>) -> !hop.tensor<[2, 4, 8], f32>
+    %e = aten.expand_copy(%n) {size = [2 : i64, 4 : i64, 8 : i64]} : (!hop.tensor<[2, 4, 8], f32>) -> !hop.tensor<[2, 4, 8], f32>
+    %f = aten.expand_copy(%x) {size = [2 : i64, 4 : i64, 8 : i64]} : (!hop.tensor<[2, 4, 8], f32>) -> !hop.tensor<[2, 4, 8], f32>
+    %s = aten.sin(%f) : (!hop.tensor<[2, 4, 8], f32>) -> !hop.tensor<[2, 4, 8], f32>
+    func.return %e, %s : !hop.tensor<[2, 4, 8], f32>, !hop.tensor<[2, 4, 8], f32>
+  }
+}
