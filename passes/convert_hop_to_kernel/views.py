@@ -95,9 +95,10 @@ class IdentityReshape(RewritePattern):
     and reshapes them for ``bmm``, and reshapes the product back: where the
     shapes already agree, each is a library call (and a copy) that changes
     nothing. Only where every reader is an ATen op of the same block (no
-    output, region or host op comes to share ``x``), and ``x`` is laid out as
-    the copy was (an op result that is no view) unless only matrix products
-    read it; a ``reshape`` is a view already and needs neither."""
+    output, region or host op comes to share ``x``); and, for the copies,
+    where ``x`` is laid out as the copy was (an op result that is no view) or
+    only matrix products read it. A ``reshape`` to its operand's own shape is
+    a view with the operand's layout already."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: AtenOp, rewriter: PatternRewriter) -> None:
