@@ -17,7 +17,8 @@ yet: ``plan-memory`` gives them some.
 Steps: small pointwise ``hop.cond``s become selects where the device makes
 that profitable (Note [conds as selects]); a keepdim sum viewed without its
 kept dimensions becomes a sum that drops them (``kept_dimensions``), and a
-sum of slice gradients tiling a dimension a ``cat`` (``slice_gradients``);
+sum of slice gradients tiling a dimension a ``cat`` (``slice_gradients``),
+and an ``addmm`` of a transposed weight a ``linear`` (``linear``);
 ``*_copy`` views read only by ATen ops of their block become real views,
 and reshapes to their operand's own shape go (``views``); then the ATen ops of each block
 are grouped (Note [fusion groups]) and each group is outlined into a kernel
@@ -72,6 +73,7 @@ from hopc.ir.diagnostics import HopcError
 from hopc.passes.convert_hop_to_kernel.cond_to_select import CondToSelect
 from hopc.passes.convert_hop_to_kernel.fusion import fusion_groups
 from hopc.passes.convert_hop_to_kernel.kept_dimensions import DropKeptDimensions
+from hopc.passes.convert_hop_to_kernel.linear import AddmmOfTransposeToLinear
 from hopc.passes.convert_hop_to_kernel.outline import KernelTable, outline
 from hopc.passes.convert_hop_to_kernel.slice_gradients import SliceGradientsToCat
 from hopc.passes.convert_hop_to_kernel.views import IdentityReshape, TransposeOfTranspose, ViewCopyToView
@@ -93,6 +95,7 @@ def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: s
     PatternRewriteWalker(DropKeptDimensions()).rewrite_module(module)
     PatternRewriteWalker(SliceGradientsToCat()).rewrite_module(module)
     PatternRewriteWalker(TransposeOfTranspose()).rewrite_module(module)
+    PatternRewriteWalker(AddmmOfTransposeToLinear()).rewrite_module(module)
     PatternRewriteWalker(ViewCopyToView()).rewrite_module(module)
     PatternRewriteWalker(IdentityReshape()).rewrite_module(module)
     table = KernelTable(module)
