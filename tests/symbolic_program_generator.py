@@ -195,8 +195,14 @@ class _Generator(ProgramWriter):
         return chosen if any(v.element == "f32" for v in chosen) else [*chosen, self.pick(floats)]
 
     def passed_sizes(self, block: _Block) -> list[_Size]:
-        """Sizes of ``block`` that a HOP passes to its regions, as its last operands."""
-        return [size for size in block.scope.sizes if self.choose(2)]
+        """Sizes of ``block`` that a HOP passes to its regions, as its last operands: at most one
+        per symbol, as Dynamo lifts a region's free symbols (a block may hold two sizes of one
+        symbol; ``lift-symbols`` adds no second binding, and keeps what it is given)."""
+        passed: dict[str, _Size] = {}
+        for size in block.scope.sizes:
+            if self.choose(2):
+                passed.setdefault(str(size.symint), size)
+        return list(passed.values())
 
     def arguments(self, operands: list[_Value | _Size]) -> list[_Value | _Size]:
         """A region's block arguments for ``operands``, one each, of its type."""
