@@ -51,7 +51,7 @@ from hopc.backend.runtime.training_call import TrainingCall
 from hopc.frontend.dynamo_backend import differentiated_call, hopc_backend
 from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc, user_location
 from hopc.frontend.freezing import FreezeOptions, frozen_backend, frozen_module_call
-from hopc.frontend.module_hooks import GlobalHooks, calls_forward_only, global_hooks
+from hopc.frontend.module_hooks import ModuleHooks
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.module import entry_functions, entry_signature
 from hopc.ir.verify import verify_module
@@ -129,19 +129,12 @@ class CompiledProgram:
         context = torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)
         if hasattr(context, "callback"):  # not when Dynamo is disabled (TORCHDYNAMO_DISABLE=1)
             context.callback = _settings_while_compiling(context.callback)
-        is_module = isinstance(program, torch.nn.Module)
-        self._compiled = context(program.__call__ if is_module else program)
-        self._forward = program.forward if is_module else None
-        self._compiled_forward = context(self._forward) if self._forward is not None else None
-        self._global_hooks = GlobalHooks()
+        self._hooks = hooks = ModuleHooks(program)
+        self._compiled = context(program if hooks.module is None else program.__call__)
+        self._compiled_forward = None if hooks.forward is None else context(hooks.forward)
 
     def __call__(self, *args: object, **kwargs: object) -> object:
-        hooks = global_hooks()
-        if hooks != self._global_hooks.compiled_with:
-            self._global_hooks.check(hooks)
-        forward, run = self._forward, self._compiled
-        if forward is not None and calls_forward_only(self.program, forward, hooks):
-            run = self._compiled_forward
+        run = self._compiled_forward if self._hooks.runs_forward() else self._compiled
         try:
             return run(*args, **kwargs)
         except HopcError:

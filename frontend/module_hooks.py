@@ -8,7 +8,7 @@ whose frame, guards and hook checks cost about 3 us of every call on a small
 CPU machine, a quarter of a compiled cond's. Without hooks that call is
 ``module.forward(...)`` and nothing more, so ``hopc.compile`` compiles a
 module twice, lazily, as Dynamo compiles: its bound ``forward``, which a call
-runs while ``calls_forward_only`` (``_call_impl``'s own test: no hook of any
+runs while ``ModuleHooks.runs_forward`` (``_call_impl``'s own test: no hook of any
 kind, the module's or global, and ``forward`` still the method compiled),
 and the module's ``__call__``, which runs its hooks as eager does and serves
 every other call. The module is not wrapped in an ``OptimizedModule`` as
@@ -25,7 +25,7 @@ submodule recompiles), and the top module's own hooks are checked on every
 call (Note [module forward]). The global hooks
 (``torch.nn.modules.module.register_module_forward_hook`` and the like) Dynamo
 guards only by the type of their dicts, so a compiled program keeps the
-global hooks of its first call (``GlobalHooks``): a call after they changed
+global hooks of its first call (``ModuleHooks``): a call after they changed
 is refused with a located error rather than answered with the old hooks.
 """
 
@@ -50,26 +50,37 @@ def global_hooks() -> tuple[tuple[object, ...], ...]:
     return tuple(tuple(hooks.items()) for hooks in dicts)
 
 
-class GlobalHooks:
-    """The global hooks a program was first called with; ``check`` refuses others (Note [hook guards])."""
+class ModuleHooks:
+    """Which compiled entry a call of ``program`` takes, by the hooks registered now: its
+    compiled ``forward`` (Note [module forward]) or its compiled ``__call__``; a change of the
+    global hooks since the first call is refused (Note [hook guards])."""
 
-    def __init__(self) -> None:
-        self.compiled_with: tuple[tuple[object, ...], ...] | None = None
+    def __init__(self, program: Callable) -> None:
+        self.module = program if isinstance(program, torch.nn.Module) else None
+        self.forward = self.module.forward if self.module is not None else None
+        self.first_call: tuple[tuple[object, ...], ...] | None = None
+        """The global hooks of the first call (``global_hooks()``)."""
 
-    def check(self, now: tuple[tuple[object, ...], ...]) -> None:
-        if self.compiled_with is None:
-            self.compiled_with = now
-        elif now != self.compiled_with:
-            raise HopcError("unsupported: the global module hooks (register_module_forward_hook and the "
-                            "like) changed after the program was first called, and Dynamo does not "
-                            "guard them; call hopc.compile again after changing them, or register the "
-                            "hooks on the modules themselves", user_location(traceback.extract_stack()))
-
-
-def calls_forward_only(module: torch.nn.Module, forward: Callable, hooks: tuple) -> bool:
-    """Whether ``module(...)`` is ``forward(...)`` with the global hooks ``hooks``: no hooks
-    (``Module._call_impl``'s test), no ``torch.compile`` of the module in place, and
-    ``module.forward`` still ``forward`` (Note [module forward])."""
-    return not (hooks or module._backward_hooks or module._backward_pre_hooks or module._forward_hooks
-                or module._forward_pre_hooks or module._compiled_call_impl is not None) \
-        and module.forward == forward
+    def runs_forward(self) -> bool:
+        """Whether this call may run the compiled ``forward``: ``module(...)`` is
+        ``forward(...)`` (``Module._call_impl``'s test: no hooks of the module's or global, no
+        ``torch.compile`` of the module in place, ``module.forward`` still the one compiled).
+        Raises ``HopcError`` where the global hooks are not those of the first call."""
+        if self.first_call != () or nn_module._global_forward_pre_hooks or nn_module._global_forward_hooks \
+                or nn_module._global_backward_pre_hooks or nn_module._global_backward_hooks:
+            now = global_hooks()
+            if self.first_call is None:
+                self.first_call = now
+            elif now != self.first_call:
+                raise HopcError("unsupported: the global module hooks (register_module_forward_hook and "
+                                "the like) changed after the program was first called, and Dynamo does "
+                                "not guard them; call hopc.compile again after changing them, or "
+                                "register the hooks on the modules themselves",
+                                user_location(traceback.extract_stack()))
+            if now:
+                return False
+        module = self.module
+        return module is not None and not (
+            module._backward_hooks or module._backward_pre_hooks or module._forward_hooks
+            or module._forward_pre_hooks or module._compiled_call_impl is not None) \
+            and module.forward == self.forward
