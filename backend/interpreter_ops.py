@@ -51,7 +51,7 @@ def call_aten(op: AtenOp, value_of: Callable[[SSAValue], object],
         else:
             positional.append(value)
     returned = torch_overload(op.SCHEMA.base_name, op.SCHEMA.overload)(*positional, **keywords)
-    return _flatten_returns(op.SCHEMA, returned)
+    return flatten_returns(op.SCHEMA, returned)
 
 
 def _operand_value(op: AtenOp, argument: Argument, values: Sequence[SSAValue],
@@ -65,7 +65,7 @@ def _operand_value(op: AtenOp, argument: Argument, values: Sequence[SSAValue],
             for position in range(len(values) + len(nones))]
 
 
-def _flatten_returns(schema: Schema, returned: object) -> list[object]:
+def flatten_returns(schema: Schema, returned: object) -> list[object]:
     """torch's return value as a flat list: one entry per result of the IR op."""
     if len(schema.returns) == 1:
         per_return = [returned]

@@ -127,9 +127,8 @@ class _SymbolScope:
 class HostBuilder:
     """Builds the source of one function and the functions it calls (Note [generated host code])."""
 
-    def __init__(self, lower_launch: Lowering, device: str, names: Names | None = None,
-                 first_write_allocates: bool = False):
-        self.names = names if names is not None else Names()
+    def __init__(self, lower_launch: Lowering, device: str, first_write_allocates: bool = False):
+        self.names = Names()
         self.lower_launch = lower_launch
         self.device = device
         self.first_write_allocates = first_write_allocates

@@ -46,11 +46,10 @@ class Names:
         self._count += 1
         return f"{prefix}{self._count}"
 
-    def bind(self, value: object, prefix: str = CONSTANT, key: Hashable | None = None) -> str:
-        """The namespace name of ``value``; one name per ``key`` (default: the object itself, or
-        its value for a dtype or device, which are immutable)."""
-        if key is None:
-            key = value if isinstance(value, torch.dtype | torch.device) else id(value)
+    def bind(self, value: object, prefix: str = CONSTANT) -> str:
+        """The namespace name of ``value``; one name per object, or per value for a dtype or
+        device, which are immutable."""
+        key = value if isinstance(value, torch.dtype | torch.device) else id(value)
         lookup = (type(value), key)
         name = self._bound.get(lookup)
         if name is None:

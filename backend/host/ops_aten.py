@@ -20,8 +20,8 @@ from xdsl.dialects.builtin import ArrayAttr
 from hopc.backend.host.codegen import LOWERINGS, HostBuilder
 from hopc.backend.host.names import FUNCTION, keyword_name
 from hopc.backend.host.public_functions import IN_PLACE_FUNCTIONS, PUBLIC_FUNCTIONS, WITHOUT_OUT
-from hopc.backend.interpreter_ops import torch_overload
-from hopc.backend.runtime.plan_aten import flatten_returns, mentions_symbols
+from hopc.backend.interpreter_ops import flatten_returns, torch_overload
+from hopc.backend.runtime.plan_aten import mentions_symbols
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument
 from hopc.ir.torch_values import value_of_attribute
@@ -69,7 +69,7 @@ def lower_aten(builder: HostBuilder, op: AtenOp) -> None:
     elif not any(r.is_tensor_list for r in returns):
         builder.emit(f"{', '.join(results)}{',' if len(results) == 1 else ''} = {call}")
     else:
-        flatten = builder.bind(functools.partial(flatten_returns, returns), FUNCTION)
+        flatten = builder.bind(functools.partial(flatten_returns, op.SCHEMA), FUNCTION)
         builder.emit(f"{', '.join(results)}{',' if len(results) == 1 else ''} = {flatten}({call})")
 
 

@@ -42,6 +42,7 @@ from weakref import WeakKeyDictionary
 import torch
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
+from xdsl.traits import SymbolTable
 
 from hopc.ir.diagnostics import HopcError
 
@@ -158,16 +159,14 @@ def _lowered(module: ModuleOp, device: str) -> ModuleOp:
 
 
 def _function_named(module: ModuleOp, name: str) -> FuncOp:
-    for op in module.ops:
-        if isinstance(op, FuncOp) and op.sym_name.data == name:
-            return op
-    raise HopcError(f"the module has no function @{name}")
+    function = SymbolTable.lookup_symbol(module, name)
+    if not isinstance(function, FuncOp):
+        raise HopcError(f"the module has no function @{name}")
+    return function
 
 
 def _device_of(args: Sequence[object]) -> str:
     """The device type of the first tensor in ``args``; the CPU where there is none."""
-    import torch
-
     for arg in args:
         if isinstance(arg, torch.Tensor):
             return arg.device.type

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from xdsl.ir import SSAValue
 
 from hopc.backend.interpreter import interpreter_error
-from hopc.backend.interpreter_ops import torch_overload
+from hopc.backend.interpreter_ops import flatten_returns, torch_overload
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument
 from hopc.ir.symbolic import UnboundSymbolError
@@ -104,19 +104,8 @@ def _result_store(op: AtenOp, slots: Sequence[int]) -> Callable[[Values, object]
         return store_one
 
     def store_flat(values: Values, returned: object) -> None:
-        for slot, value in zip(slots, flatten_returns(returns, returned)):
+        for slot, value in zip(slots, flatten_returns(op.SCHEMA, returned)):
             values[slot] = value
 
     return store_flat
 
-
-def flatten_returns(returns: tuple, returned: object) -> list[object]:
-    """torch's return value as one entry per IR result (tensor lists spread)."""
-    per_return = [returned] if len(returns) == 1 else list(() if returned is None else returned)
-    flat: list[object] = []
-    for ret, value in zip(returns, per_return, strict=True):
-        if ret.is_tensor_list:
-            flat.extend(value)
-        else:
-            flat.append(value)
-    return flat

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.traits import MemoryEffectKind, get_effects
+from xdsl.traits import MemoryEffectKind, only_has_effect
 
 from hopc.dialects.aten import AtenOp
 from hopc.ir.reads import values_read
@@ -84,7 +84,7 @@ def _close_groups_read_by(op: Operation, group_of: dict[Operation, FusionGroup])
     """Closes every group that a host op reads from (directly or from inside its regions), and
     every group where the op has an effect (a profiler range, an RNG state): no op moves across
     it."""
-    if _may_write(op):
+    if not only_has_effect(op, MemoryEffectKind.READ):  # it may write, or its effects are unknown
         for group in group_of.values():
             group.open = False
         return
@@ -92,12 +92,6 @@ def _close_groups_read_by(op: Operation, group_of: dict[Operation, FusionGroup])
         producer = value.owner
         if isinstance(producer, Operation) and producer in group_of:
             group_of[producer].open = False
-
-
-def _may_write(op: Operation) -> bool:
-    """Whether ``op`` may have an effect other than reading (or its effects are unknown)."""
-    effects = get_effects(op)
-    return effects is None or any(effect.kind != MemoryEffectKind.READ for effect in effects)
 
 
 def _place(op: AtenOp, can_generate: Callable[[AtenOp], bool], group_of: dict[Operation, FusionGroup],

@@ -45,7 +45,6 @@ class DropKeptDimensions(RewritePattern):
         replacement = op_class(_SUM).build_from_groups(
             [group for _, group in total.operand_groups()], properties, [viewed])
         replacement.location = op.location
-        replacement.results[0].name_hint = op.results[0].name_hint
         rewriter.replace_matched_op(replacement)
         rewriter.erase_op(total)
 

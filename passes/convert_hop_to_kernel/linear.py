@@ -33,6 +33,5 @@ class AddmmOfTransposeToLinear(RewritePattern):
         linear = op_class("aten.linear").build_from_groups(
             [[input_], [transpose.operands[0]], [bias]], {}, [op.results[0].type])
         linear.location = op.location
-        linear.results[0].name_hint = op.results[0].name_hint
         rewriter.replace_matched_op(linear)
         rewriter.erase_op(transpose)

@@ -81,27 +81,22 @@ def _tiling(leaves: list[AtenOp], whole: TensorType) -> tuple[int, list[AtenOp]]
     if any(key is None for key in keys) or len({key[0] for key in keys}) != 1:
         return None
     dim = keys[0][0]
-    extent = whole.shape[dim]
-    if not isinstance(extent, int):
-        return None
     ordered = sorted(zip(keys, leaves), key=lambda pair: pair[0][1])
     position = 0
     for (_, start, end), _ in ordered:
         if start != position:
             return None
         position = end
-    return (dim, [leaf for _, leaf in ordered]) if position == extent else None
+    return (dim, [leaf for _, leaf in ordered]) if position == whole.shape[dim] else None
 
 
 def _slice_of(leaf: AtenOp, whole: TensorType) -> tuple[int, int, int] | None:
-    """(dim, start, end) of a ``slice_backward`` into ``whole``'s shape with constant bounds,
-    step 1, made non-negative and clamped as ``slice`` does; else None."""
+    """(dim, start, end) of a ``slice_backward`` into ``whole``'s shape (its result type, as
+    ``_summed_slice_gradients`` checked) with constant bounds and an integer extent, step 1,
+    made non-negative and clamped as ``slice`` does; else None."""
     properties = leaf.properties
     values = {name: properties.get(name) for name in ("dim", "start", "end", "step")}
     if any(not isinstance(v, IntegerAttr) for v in values.values()) or values["step"].value.data != 1:
-        return None
-    sizes = properties.get("input_sizes")
-    if leaf.results[0].type != whole or sizes is None:
         return None
     rank = len(whole.shape)
     if not rank:

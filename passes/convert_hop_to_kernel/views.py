@@ -28,7 +28,7 @@ that read the operand's storage rather than its elements (``as_strided``), and
 
 from __future__ import annotations
 
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from hopc.dialects.aten import AtenOp, op_class
@@ -84,33 +84,30 @@ class ViewCopyToView(RewritePattern):
         replacement = op_class(view.op_name).build_from_groups(
             [group for _, group in op.operand_groups()], properties, [op.results[0].type])
         replacement.location = op.location
-        replacement.results[0].name_hint = op.results[0].name_hint
         rewriter.replace_matched_op(replacement)
 
 
 class IdentityReshape(RewritePattern):
-    """``reshape``, ``view_copy`` or ``expand_copy`` of ``x`` to ``x``'s own type -> ``x``.
+    """``reshape`` or ``expand_copy`` of ``x`` to ``x``'s own type -> ``x`` (a ``view_copy``
+    this could drop is a ``reshape`` by then: ``ViewCopyToView`` asks the same of it).
 
     ``matmul``'s decomposition expands both operands to their broadcast shape
     and reshapes them for ``bmm``, and reshapes the product back: where the
     shapes already agree, each is a library call (and a copy) that changes
     nothing. Only where every reader is an ATen op of the same block (no
-    output, region or host op comes to share ``x``); and, for the copies,
+    output, region or host op comes to share ``x``); and, for the copy,
     where ``x`` is laid out as the copy was (an op result that is no view) or
     only matrix products read it. A ``reshape`` to its operand's own shape is
     a view with the operand's layout already."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: AtenOp, rewriter: PatternRewriter) -> None:
-        if op.name not in ("aten.reshape", "aten.view_copy", "aten.expand_copy") \
-                or op.results[0].type != op.operands[0].type:
+        if op.name not in ("aten.reshape", "aten.expand_copy") or op.results[0].type != op.operands[0].type \
+                or not _read_only_by_aten_ops_of_its_block(op):
             return
-        block, source = op.parent_block(), op.operands[0]
-        if not all(isinstance(use.operation, AtenOp) and use.operation.parent_block() is block
-                   for use in op.results[0].uses):
-            return
-        fresh = isinstance(source.owner, AtenOp) and not source.owner.is_view
-        if op.name != "aten.reshape" and not fresh and not _read_only_by_layout_free_ops_of_its_block(op):
+        source = op.operands[0]
+        if op.name == "aten.expand_copy" and not _fresh(source) \
+                and not _read_only_by_layout_free_ops_of_its_block(op):
             return
         rewriter.replace_matched_op([], [source])
 
@@ -135,9 +132,16 @@ def _contiguous_reshape(op: AtenOp) -> bool:
     """Whether ``op`` is a ``view_copy`` of a fresh op result (not an argument, not a view: a
     contiguous tensor), read only by ATen ops of its block: ``reshape`` of a contiguous tensor
     is a contiguous view, laid out as the copy, so any op may read it."""
-    source = op.operands[0].owner
-    if op.name != "aten.view_copy" or not isinstance(source, AtenOp) or source.is_view:
-        return False
+    return op.name == "aten.view_copy" and _fresh(op.operands[0]) and _read_only_by_aten_ops_of_its_block(op)
+
+
+def _fresh(value: SSAValue) -> bool:
+    """Whether ``value`` is the result of an ATen op that is no view (laid out contiguously)."""
+    return isinstance(value.owner, AtenOp) and not value.owner.is_view
+
+
+def _read_only_by_aten_ops_of_its_block(op: Operation) -> bool:
+    """Whether every reader of ``op``'s result is an ATen op of ``op``'s block."""
     block = op.parent_block()
     return all(isinstance(use.operation, AtenOp) and use.operation.parent_block() is block
                for use in op.results[0].uses)
