@@ -48,7 +48,7 @@ from xdsl.dialects.builtin import ModuleOp
 from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.training_call import TrainingCall
-from hopc.frontend.dynamo_backend import differentiated_call, hopc_backend
+from hopc.frontend.dynamo_backend import differentiated_call, graph_call, hopc_backend
 from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc, user_location
 from hopc.frontend.freezing import FreezeOptions, frozen_backend, frozen_module_call
 from hopc.frontend.module_hooks import ModuleHooks
@@ -125,7 +125,7 @@ class CompiledProgram:
         self.program = program
         backend = functools.partial(hopc_backend, executor=executor)
         if frozen is not None:
-            backend = functools.partial(frozen_backend, hopc_backend, executor=executor, options=frozen)
+            backend = functools.partial(frozen_backend, graph_call, executor=executor, options=frozen)
         context = torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)
         if hasattr(context, "callback"):  # not when Dynamo is disabled (TORCHDYNAMO_DISABLE=1)
             context.callback = _settings_while_compiling(context.callback)

@@ -6,7 +6,9 @@ scalar, or, after a size changes, the same graph with that size symbolic).
 The backend lowers the graph like ``hopc.capture`` does (Note [pre-dispatch
 capture]), imports it to a captured-level module, runs hopc's pass pipeline
 (``hopc.passes.pipeline``) and returns a ``ModuleCall`` that runs the result
-and returns outputs that alias inputs as eager does (Note [aliased outputs]).
+and returns outputs that alias inputs as eager does (Note [aliased outputs]),
+or the generated function that call would run where the call adds nothing to
+it and grad mode is off (Note [direct entry]).
 A graph that needs gradients (grad mode on, and an input or parameter that
 requires grad: Dynamo guards both) is differentiated too: its entry marks
 those arguments ``{hop.requires_grad}``, the ``autograd`` pass
@@ -31,7 +33,7 @@ import torch.fx
 from torch.multiprocessing.reductions import StorageWeakRef
 from xdsl.dialects.builtin import ModuleOp
 
-from hopc.backend.runtime.executors import DEFAULT_EXECUTOR
+from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, Generated, device_of
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.backend.runtime.training_call import TrainingCall
@@ -93,8 +95,17 @@ def _lifted_arguments(lifted: list[EntryArgument]) -> list[EntryArgument]:
 
 
 def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list, *,
-                 executor: str = DEFAULT_EXECUTOR) -> ModuleCall | TrainingCall:
-    """Dynamo backend: Dynamo's graph -> a module run by hopc's ``executor``.
+                 executor: str = DEFAULT_EXECUTOR) -> Generated | ModuleCall | TrainingCall:
+    """Dynamo backend: ``graph_call``'s call of Dynamo's graph, or where it is a ``ModuleCall``
+    its direct entry for the device of ``example_inputs`` (Note [direct entry] in
+    ``hopc.backend.runtime.module_call``: Dynamo guards the device and grad mode)."""
+    call = graph_call(graph_module, example_inputs, executor=executor)
+    return call.direct_entry(device_of(example_inputs)) if isinstance(call, ModuleCall) else call
+
+
+def graph_call(graph_module: torch.fx.GraphModule, example_inputs: list, *,
+               executor: str = DEFAULT_EXECUTOR) -> ModuleCall | TrainingCall:
+    """Dynamo's graph -> a call of it as a module run by hopc's ``executor``.
 
     The graph is retraced in the fake mode Dynamo traced it in (the fake
     values on its placeholders), not the fresh one Dynamo hands backends, so

@@ -71,7 +71,7 @@ class FreezeOptions:
 
 def frozen_backend(backend: Callable, graph_module: torch.fx.GraphModule, example_inputs: list, *,
                    executor: str, options: FreezeOptions) -> FrozenCall:
-    """Dynamo backend: ``backend`` (``hopc_backend``) compiling for inference, run frozen."""
+    """Dynamo backend: ``backend`` (``graph_call``) compiling for inference, run frozen."""
     with torch.no_grad():
         call = backend(graph_module, example_inputs, executor=executor)
     return FrozenCall(call, executor, options)

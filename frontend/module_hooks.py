@@ -40,11 +40,20 @@ from torch.nn.modules import module as nn_module
 from hopc.frontend.errors import user_location
 from hopc.ir.diagnostics import HopcError
 
+_GLOBAL_FORWARD_PRE_HOOKS = nn_module._global_forward_pre_hooks
+_GLOBAL_FORWARD_HOOKS = nn_module._global_forward_hooks
+_GLOBAL_BACKWARD_PRE_HOOKS = nn_module._global_backward_pre_hooks
+_GLOBAL_BACKWARD_HOOKS = nn_module._global_backward_hooks
+"""PyTorch's global module hook dicts: made once, when ``torch.nn`` is imported, and only ever
+changed in place (registering and removing a hook), so they are bound once here."""
+
+_MODULE_HOOK_DICTS = ("_backward_hooks", "_backward_pre_hooks", "_forward_hooks", "_forward_pre_hooks")
+"""The hook dicts ``Module.__init__`` puts in a module's ``__dict__``."""
+
 
 def global_hooks() -> tuple[tuple[object, ...], ...]:
     """The global module hooks registered now, each dict's (handle id, hook) pairs; ``()`` for none."""
-    dicts = (nn_module._global_forward_pre_hooks, nn_module._global_forward_hooks,
-             nn_module._global_backward_pre_hooks, nn_module._global_backward_hooks)
+    dicts = (_GLOBAL_FORWARD_PRE_HOOKS, _GLOBAL_FORWARD_HOOKS, _GLOBAL_BACKWARD_PRE_HOOKS, _GLOBAL_BACKWARD_HOOKS)
     if not any(dicts):
         return ()
     return tuple(tuple(hooks.items()) for hooks in dicts)
@@ -58,6 +67,10 @@ class ModuleHooks:
     def __init__(self, program: Callable) -> None:
         self.module = program if isinstance(program, torch.nn.Module) else None
         self.forward = self.module.forward if self.module is not None else None
+        state = vars(self.module) if self.module is not None else {}
+        self._state = state if all(name in state for name in _MODULE_HOOK_DICTS) else None
+        """The module's ``__dict__``, read for its hooks by key; None where a hook dict is missing
+        from it (a module that skipped ``Module.__init__``), which never runs ``forward`` alone."""
         self.first_call: tuple[tuple[object, ...], ...] | None = None
         """The global hooks of the first call (``global_hooks()``)."""
 
@@ -66,8 +79,8 @@ class ModuleHooks:
         ``forward(...)`` (``Module._call_impl``'s test: no hooks of the module's or global, no
         ``torch.compile`` of the module in place, ``module.forward`` still the one compiled).
         Raises ``HopcError`` where the global hooks are not those of the first call."""
-        if self.first_call != () or nn_module._global_forward_pre_hooks or nn_module._global_forward_hooks \
-                or nn_module._global_backward_pre_hooks or nn_module._global_backward_hooks:
+        if self.first_call != () or _GLOBAL_FORWARD_PRE_HOOKS or _GLOBAL_FORWARD_HOOKS \
+                or _GLOBAL_BACKWARD_PRE_HOOKS or _GLOBAL_BACKWARD_HOOKS:
             now = global_hooks()
             if self.first_call is None:
                 self.first_call = now
@@ -79,8 +92,8 @@ class ModuleHooks:
                                 user_location(traceback.extract_stack()))
             if now:
                 return False
-        module = self.module
-        return module is not None and not (
-            module._backward_hooks or module._backward_pre_hooks or module._forward_hooks
-            or module._forward_pre_hooks or module._compiled_call_impl is not None) \
-            and module.forward == self.forward
+        state = self._state
+        return state is not None and not (
+            state["_backward_hooks"] or state["_backward_pre_hooks"] or state["_forward_hooks"]
+            or state["_forward_pre_hooks"] or self.module._compiled_call_impl is not None) \
+            and self.module.forward == self.forward

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import hopc
-from hopc.backend.runtime.training_call import TrainingCall
+from hopc.backend.runtime.training_call import TrainingCall, _Differentiated
 from hopc.ir.diagnostics import HopcError
 
 T3 = "!hop.tensor<[3], f32>"
@@ -64,6 +64,26 @@ func.func @backward(%n: !hop.symint<s0> {hop.saved = 0 : i64}, %ct: !hop.tensor<
 }
 """
 """``x.sum()`` for any size, saving the size as a ``!hop.symint`` (an int at run time)."""
+
+SIZED_SCALE = """
+hop.symbol @s0 backed [2, oo]
+hop.entry forward @forward
+hop.entry backward @backward
+func.func @forward(%x: !hop.tensor<[s0], f32> {hop.requires_grad}, %w: !hop.tensor<[s0], f32> {hop.requires_grad}) -> (!hop.tensor<[s0], f32>, !hop.tensor<[s0], f32> {hop.saved = 0 : i64}, !hop.symint<s0> {hop.saved = 1 : i64}, !hop.tensor<[s0], f32> {hop.saved = 2 : i64}) {
+  %y = aten.mul.Tensor(%x, %w) : (!hop.tensor<[s0], f32>, !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+  %n = hop.sym_size %x[0] : !hop.tensor<[s0], f32> -> !hop.symint<s0>
+  func.return %y, %x, %n, %w : !hop.tensor<[s0], f32>, !hop.tensor<[s0], f32>, !hop.symint<s0>, !hop.tensor<[s0], f32>
+}
+func.func @backward(%ct: !hop.tensor<[s0], f32> {hop.cotangent_of = 0 : i64}, %w: !hop.tensor<[s0], f32> {hop.saved = 2 : i64}, %n: !hop.symint<s0> {hop.saved = 1 : i64}, %x: !hop.tensor<[s0], f32> {hop.saved = 0 : i64}) -> (!hop.tensor<[s0], f32> {hop.gradient_of = 1 : i64}, !hop.tensor<[s0], f32> {hop.gradient_of = 0 : i64}) {
+  %gw = aten.mul.Tensor(%ct, %x) : (!hop.tensor<[s0], f32>, !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+  %scaled = aten.mul.Tensor(%ct, %w) : (!hop.tensor<[s0], f32>, !hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+  %gx = aten.mul.Scalar(%scaled) {other = #hop.expr<s0>} : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+  func.return %gw, %gx : !hop.tensor<[s0], f32>, !hop.tensor<[s0], f32>
+}
+"""
+"""``x * w`` whose backward scales the gradient of ``x`` by its size (a deliberate extra factor),
+saving a tensor, a size and a tensor, taken by the backward in another order than saved, with
+the gradients in another order than the arguments."""
 
 T23 = "!hop.tensor<[2, 3], f32>"
 
@@ -224,6 +244,37 @@ def test_saved_size_is_an_int():
         (total,) = call(x)
         (3 * total).backward()
         torch.testing.assert_close(x.grad, torch.full((size,), 3.0))
+
+
+def test_saved_tensors_and_sizes_reach_their_backward_arguments():
+    """The interpreter checks each backward argument against its type and the size's binding."""
+    call = TrainingCall(hopc.parse(SIZED_SCALE), executor="interpreter")
+    for size in (2, 5):
+        x, w = _leaves(torch.randn(size), torch.randn(size))
+        (y,) = call(x, w)
+        weights = torch.randn(size)
+        (y * weights).sum().backward()
+        torch.testing.assert_close(w.grad, weights * x.detach())
+        torch.testing.assert_close(x.grad, weights * w.detach() * size)
+
+
+def test_call_enters_the_function_as_autograd_function_apply_does():
+    """Note [autograd function entry]: a dead functorch wrapper (a tensor that escaped a
+    ``torch.func`` transform) is unwrapped, so gradients reach the same tensors as through
+    ``torch.autograd.Function.apply``; under an active transform the call is ``apply``'s."""
+    escaped = []
+    torch.func.grad(lambda x: escaped.append(x) or x.sum())(torch.randn(3))
+    (dead,) = escaped
+    assert torch._C._functorch.is_functorch_wrapped_tensor(dead)
+    call = TrainingCall(hopc.parse(SCALE))
+    w, reference_w = _leaves(dead.detach(), dead.detach())
+    call(dead, w)[0].sum().backward()
+    dead_grad, dead.grad = dead.grad, None
+    _Differentiated.apply(call, dead, reference_w)[0].sum().backward()
+    assert dead_grad is None and dead.grad is None
+    torch.testing.assert_close(w.grad, reference_w.grad)
+    with pytest.raises(RuntimeError, match="setup_context"):
+        torch.func.grad(lambda x: call(x, w)[0].sum())(torch.randn(3))
 
 
 def test_output_without_gradient_gets_zeros():

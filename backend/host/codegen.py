@@ -23,7 +23,7 @@ hand. For
 the ``aten`` executor generates (names are counters, never IR text:
 ``hopc.backend.host.names``)
 
-    def f_1(args):
+    def f_1(*args):
         v2, v3, v4 = args
         try:
             if v4:
@@ -336,11 +336,11 @@ class GeneratedFunction:
     source: str
     namespace: dict[str, object]
     entry: str
-    """The name of the function to call, ``args -> results``."""
+    """The name of the function to call, ``*args -> results``."""
     filename: str
     line_ops: dict[int, Operation]
 
-    def compile(self) -> Callable[[Sequence[object]], list[object]]:
+    def compile(self) -> Callable[..., list[object]]:
         """Compiles and executes the source once; the entry function (its ``source`` attached)."""
         namespace = dict(self.namespace)
         exec(compile(self.source, self.filename, "exec"), namespace)
@@ -364,7 +364,7 @@ def generate_function(function: FuncOp, lower_launch: Lowering, device: str,
     line_ops: dict[int, Operation] = {}
     block = function.body.block
     parameters = [builder.names.fresh(VALUE) for _ in block.args]
-    with builder.function(["args"]) as entry:
+    with builder.function(["*args"]) as entry:
         if parameters:
             builder.emit(f"{', '.join(parameters)}{',' if len(parameters) == 1 else ''} = args")
         builder.emit("try:")

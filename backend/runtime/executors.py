@@ -30,7 +30,12 @@ function is prepared. The first call reads the device of its first tensor
 argument and prepares the function for that device where it is another;
 every later call runs what the first chose (Dynamo guards the device of what
 it compiles). A module that is kernel level already (it has
-``kernel.device``) runs as it is, on its own device.
+``kernel.device``) runs as it is, on its own device. What is prepared is a
+``GeneratedCall``; a caller that knows the device and has grad mode off for
+good (a Dynamo graph compiled so: Dynamo guards both) may take the generated
+function itself (``GeneratedCall.for_device``) and call it with the
+arguments, one Python call in all (Note [direct entry] in
+``hopc.backend.runtime.module_call``).
 """
 
 from __future__ import annotations
@@ -96,18 +101,18 @@ class CompiledExecutor:
 
         name = function.sym_name.data
         if DEVICE_ATTRIBUTE in module.attributes:
-            return _GeneratedCall(self._generate(module, name, module_device(module)))
+            generated = self._generate(module, name, module_device(module))
+            return GeneratedCall(lambda device: generated, generated)
         prepared = {"cpu": self._generate(_lowered(module, "cpu"), name, "cpu")}
 
-        def for_device_of(args: Sequence[object]) -> Prepared:
-            device = _device_of(args)
+        def for_device(device: str) -> Generated:
             if device not in prepared:
                 prepared[device] = self._generate(_lowered(module, device), name, device)
             return prepared[device]
 
-        return _GeneratedCall(None, for_device_of)
+        return GeneratedCall(for_device)
 
-    def _generate(self, module: ModuleOp, name: str, device: str) -> Prepared:
+    def _generate(self, module: ModuleOp, name: str, device: str) -> Generated:
         from hopc.backend.host.codegen import generate_function
         from hopc.backend.host.ops_kernel import lower_launch_inline
 
@@ -119,16 +124,21 @@ class CompiledExecutor:
         return generate_function(function, lower_launch_inline, device, first_write_allocates=True).compile()
 
 
-class _GeneratedCall:
+Generated = Callable[..., list[object]]
+"""A generated function (``GeneratedFunction.compile``'s): ``*args -> results``."""
+
+
+class GeneratedCall:
     """A generated function, run with grad mode off: generated code writes ``out=`` buffers,
     which autograd refuses for inputs that require grad. No gradient flows through an
     executor (a training call differentiates the forward and backward functions itself), so
-    nothing is lost. Where ``choose`` is given, the first call picks the function by its
-    arguments (Note [compiled executors]) and every later call runs that one."""
+    nothing is lost. ``for_device`` gives the function for a device; unless ``run`` is given,
+    the first call picks it by its arguments (Note [compiled executors]), and every later call
+    runs ``run``."""
 
-    def __init__(self, run: Prepared | None, choose: Callable[[Sequence[object]], Prepared] | None = None):
+    def __init__(self, for_device: Callable[[str], Generated], run: Generated | None = None):
+        self.for_device = for_device
         self.run = run
-        self.choose = choose
 
     @property
     def source(self) -> str:
@@ -138,11 +148,11 @@ class _GeneratedCall:
     def __call__(self, args: Sequence[object]) -> list[object]:
         run = self.run
         if run is None:
-            run = self.run = self.choose(args)  # type: ignore[misc]
+            run = self.run = self.for_device(device_of(args))
         if not torch.is_grad_enabled():
-            return run(args)
+            return run(*args)
         with torch.no_grad():
-            return run(args)
+            return run(*args)
 
 
 _LOWERED: WeakKeyDictionary[ModuleOp, dict[str, ModuleOp]] = WeakKeyDictionary()
@@ -165,7 +175,7 @@ def _function_named(module: ModuleOp, name: str) -> FuncOp:
     return function
 
 
-def _device_of(args: Sequence[object]) -> str:
+def device_of(args: Sequence[object]) -> str:
     """The device type of the first tensor in ``args``; the CPU where there is none."""
     for arg in args:
         if isinstance(arg, torch.Tensor):

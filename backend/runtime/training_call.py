@@ -50,6 +50,25 @@ requires grad, runs only the forward entry and drops the saved values. With
 ``check_grad`` a call refuses an argument that requires grad but is not
 marked: its gradient would silently be missing (Dynamo's guards settle that
 for the Dynamo backend, which turns the check off).
+
+Note [autograd function entry]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A small training step is a few ATen calls, and the Python around one
+``autograd.Function`` is a good part of what hopc adds to it (measured on
+bench/cpu.py's small MLP: 4 of 65 us). So a call enters the Function where
+``torch.autograd.Function.apply`` itself ends: where no functorch transform
+is active, that method unwraps dead functorch wrappers among the arguments
+(``unwrap_if_dead``: tensors that escaped a ``torch.func`` transform) and
+calls the C entry ``torch._C._FunctionBase.apply``; ``TrainingCall`` does the
+same with what it knows of its arguments' types, and leaves any other case
+to ``Function.apply``. The Function defines no ``setup_context``, so
+``apply`` binds no default arguments. In the backward, the engine calls the
+node's ``apply``, which looks up the Function's ``backward`` (against a
+``vjp``) and whether it takes boxed gradients on every call; the node class
+of ``_Differentiated`` has its ``backward`` as ``apply`` instead, what that
+lookup returns. The per-call plans (which results are saved tensors, where
+each backward argument comes from, which result is each gradient) are made
+once, in ``__init__``.
 """
 
 from __future__ import annotations
@@ -58,6 +77,7 @@ import traceback
 from collections.abc import Sequence
 
 import torch
+from torch._C._functorch import unwrap_if_dead
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
@@ -65,7 +85,7 @@ from hopc.backend.runtime.module_call import copy_back
 from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.frontend.errors import user_location
 from hopc.ir.diagnostics import HopcError, Location
-from hopc.ir.module import entry_signature
+from hopc.ir.module import FunctionSignature, entry_signature
 from hopc.ir.types import TensorType
 
 
@@ -85,7 +105,10 @@ class TrainingCall:
         self._run_forward = chosen.prepare(module, forward.function)
         self._run_backward = chosen.prepare(module, backward.function)
         self._requires_grad = tuple(sorted(forward.requires_grad))
-        self._argument_count = len(forward.arguments)
+        argument_types = forward.function.function_type.inputs.data
+        self._all_tensors = all(isinstance(t, TensorType) for t in argument_types)
+        """Whether every argument is a tensor (``unwrap_if_dead`` maps over them all at once)."""
+        self._tensor_arguments = tuple(index for index, t in enumerate(argument_types) if isinstance(t, TensorType))
         copy_back_results = tuple(forward.copy_back)
         self._user_output_count = len(forward.user_outputs)
         self._returned = (*forward.user_outputs, *copy_back_results)
@@ -98,6 +121,10 @@ class TrainingCall:
         result_types = forward.function.function_type.outputs.data
         self._saved_is_tensor = tuple(isinstance(result_types[index], TensorType) for index in self._saved)
         """Whether each saved value is a tensor (saved with ``ctx.save_for_backward``), by number."""
+        self._saved_tensors = tuple(index for index, tensor in zip(self._saved, self._saved_is_tensor) if tensor)
+        self._saved_others = tuple(index for index, tensor in zip(self._saved, self._saved_is_tensor)
+                                   if not tensor)
+        """The forward's result index of each saved tensor, and of each other saved value, in order."""
         position_of = {result: position for position, result in enumerate(self._returned)}
         cotangents = backward.cotangent_arguments
         self._cotangents = tuple((argument, position_of[result])
@@ -113,18 +140,30 @@ class TrainingCall:
         under ``torch.no_grad()``, as eager's ``w.add_(1)`` under no_grad changes a leaf."""
         self._changed_arguments = tuple(argument for _, argument in copied)
         """The arguments the call changes (copies back into)."""
-        self._saved_arguments = tuple(backward.saved_arguments.items())
-        """(saved value number, backward argument) per saved value."""
-        self._backward_argument_count = len(backward.arguments)
-        self._gradients = tuple(backward.gradient_results.items())
-        """(backward result, forward argument) per gradient."""
+        self._backward_arguments = self._backward_argument_sources(backward)
+        gradient_of = {argument: result for result, argument in backward.gradient_results.items()}
+        self._gradients = tuple(gradient_of.get(argument, -1) for argument in range(len(forward.arguments)))
+        """Per forward argument, the backward result that is its gradient; -1 (the None after
+        the results) where there is none."""
+
+    def _backward_argument_sources(self, backward: FunctionSignature) -> tuple[int, ...]:
+        """Per backward argument, its position in ``(*saved tensors, *other saved values,
+        *cotangents)``: what ``run_backward`` has at hand (Note [training call])."""
+        tensors, others = [], []
+        for number, tensor in enumerate(self._saved_is_tensor):
+            (tensors if tensor else others).append(number)
+        position_of_saved = {number: position for position, number in enumerate((*tensors, *others))}
+        source = {argument: position_of_saved[number] for number, argument in backward.saved_arguments.items()}
+        for offset, (argument, _) in enumerate(self._cotangents):
+            source[argument] = len(self._saved) + offset
+        return tuple(source[argument] for argument in range(len(backward.arguments)))
 
     def __call__(self, *args: object) -> list[object]:
         entry = [*args, *self.trailing] if self.trailing else list(args)
         if self.check_grad:
             self._check_requires_grad(entry)
-        if torch.is_grad_enabled() and any(_requires_grad(entry[index]) for index in self._requires_grad):
-            returned = _Differentiated.apply(self, *entry)
+        if torch.is_grad_enabled() and any(entry[index].requires_grad for index in self._requires_grad):
+            returned = self._apply(entry)
         else:
             results = self._run_forward(entry)
             returned = [results[index] for index in self._returned]
@@ -135,6 +174,17 @@ class TrainingCall:
                 copy_back(self._copy_back_unrecorded, entry, returned)
         outputs = list(returned[:self._user_output_count])
         return self.aliases.restore(args, outputs) if self.aliases else outputs
+
+    def _apply(self, entry: list[object]) -> tuple:
+        """``_Differentiated.apply(self, *entry)``, through the C entry where no functorch transform
+        is active (Note [autograd function entry])."""
+        if torch._C._are_functorch_transforms_active():
+            return _Differentiated.apply(self, *entry)
+        if self._all_tensors:
+            return _apply_function(self, *map(unwrap_if_dead, entry))
+        for index in self._tensor_arguments:
+            entry[index] = unwrap_if_dead(entry[index])
+        return _apply_function(self, *entry)
 
     def _check_requires_grad(self, entry: Sequence[object]) -> None:
         if not torch.is_grad_enabled():
@@ -148,14 +198,12 @@ class TrainingCall:
     def run_forward(self, ctx: torch.autograd.function.FunctionCtx, entry: Sequence[object]) -> tuple:
         """The forward entry on ``entry``: keeps the saved values on ``ctx``, returns the Function's outputs."""
         results = self._run_forward(entry)
-        saved = [results[index] for index in self._saved]
+        saved_tensors = [results[index] for index in self._saved_tensors]
         if self._changed_arguments:
             changed = {_storage(entry[argument]) for argument in self._changed_arguments}
-            saved = [value.clone() if isinstance(value, torch.Tensor) and _storage(value) in changed else value
-                     for value in saved]
-        is_tensor = self._saved_is_tensor
-        ctx.save_for_backward(*[value for value, tensor in zip(saved, is_tensor) if tensor])
-        ctx.saved_values = [None if tensor else value for value, tensor in zip(saved, is_tensor)]  # None: a tensor
+            saved_tensors = [value.clone() if _storage(value) in changed else value for value in saved_tensors]
+        ctx.save_for_backward(*saved_tensors)
+        ctx.saved_others = [results[index] for index in self._saved_others]
         returned = [results[index] for index in self._returned]
         if self._non_differentiable:
             differentiable = {id(returned[position]) for position in self._differentiable}
@@ -170,19 +218,13 @@ class TrainingCall:
         """The backward entry on the saved values and ``cotangents``: one gradient (or None) per entry argument."""
         if torch.is_grad_enabled():
             raise double_backward_unsupported()
-        tensors = iter(ctx.saved_tensors)
-        saved = [next(tensors) if value is None else value for value in ctx.saved_values]
-        arguments: list[object] = [None] * self._backward_argument_count
-        for number, argument in self._saved_arguments:
-            arguments[argument] = saved[number]
-        for argument, position in self._cotangents:
+        at_hand = [*ctx.saved_tensors, *ctx.saved_others]
+        for _, position in self._cotangents:
             cotangent = cotangents[position]
-            arguments[argument] = cotangent.contiguous() if isinstance(cotangent, torch.Tensor) else cotangent
-        results = self._run_backward(arguments)
-        gradients: list[object] = [None] * self._argument_count
-        for result, argument in self._gradients:
-            gradients[argument] = results[result]
-        return gradients
+            at_hand.append(cotangent.contiguous() if isinstance(cotangent, torch.Tensor) else cotangent)
+        results = self._run_backward([at_hand[source] for source in self._backward_arguments])
+        results.append(None)
+        return [results[result] for result in self._gradients]
 
 
 class _Differentiated(torch.autograd.Function):
@@ -196,6 +238,12 @@ class _Differentiated(torch.autograd.Function):
     @staticmethod
     def backward(ctx: torch.autograd.function.FunctionCtx, *cotangents: object) -> tuple:
         return None, *ctx.call.run_backward(ctx, cotangents)
+
+
+_Differentiated._backward_cls.apply = _Differentiated.backward  # Note [autograd function entry]
+_apply_function = super(torch.autograd.Function, _Differentiated).apply
+"""``torch._C._FunctionBase.apply`` bound to ``_Differentiated``: the C entry that
+``torch.autograd.Function.apply`` ends in (Note [autograd function entry])."""
 
 
 def _storage(tensor: torch.Tensor) -> int:

@@ -56,5 +56,5 @@ builtin.module {
                                   first_write_allocates=True)
     assert torch.Tensor.relu_ in generated.namespace.values() and "out=" not in generated.source
     x, w = torch.randn(3, 4), torch.randn(4, 4)
-    (compiled,) = generated.compile()([x, w])
+    (compiled,) = generated.compile()(x, w)
     torch.testing.assert_close(compiled, (x @ w).relu())
