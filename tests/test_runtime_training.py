@@ -261,7 +261,7 @@ def test_saved_tensors_and_sizes_reach_their_backward_arguments():
 def test_call_enters_the_function_as_autograd_function_apply_does():
     """Note [autograd function entry]: a dead functorch wrapper (a tensor that escaped a
     ``torch.func`` transform) is unwrapped, so gradients reach the same tensors as through
-    ``torch.autograd.Function.apply``; under an active transform the call is ``apply``'s."""
+    ``torch.autograd.Function.apply``; a call under an active transform is a located error."""
     escaped = []
     torch.func.grad(lambda x: escaped.append(x) or x.sum())(torch.randn(3))
     (dead,) = escaped
@@ -273,8 +273,9 @@ def test_call_enters_the_function_as_autograd_function_apply_does():
     _Differentiated.apply(call, dead, reference_w)[0].sum().backward()
     assert dead_grad is None and dead.grad is None
     torch.testing.assert_close(w.grad, reference_w.grad)
-    with pytest.raises(RuntimeError, match="setup_context"):
+    with pytest.raises(HopcError, match="torch.func transform") as raised:
         torch.func.grad(lambda x: call(x, w)[0].sum())(torch.randn(3))
+    assert raised.value.location is not None and raised.value.location.file == __file__
 
 
 def test_output_without_gradient_gets_zeros():

@@ -60,9 +60,11 @@ bench/cpu.py's small MLP: 4 of 65 us). So a call enters the Function where
 is active, that method unwraps dead functorch wrappers among the arguments
 (``unwrap_if_dead``: tensors that escaped a ``torch.func`` transform) and
 calls the C entry ``torch._C._FunctionBase.apply``; ``TrainingCall`` does the
-same with what it knows of its arguments' types, and leaves any other case
-to ``Function.apply``. The Function defines no ``setup_context``, so
-``apply`` binds no default arguments. In the backward, the engine calls the
+same with what it knows of its arguments' types. The Function defines no
+``setup_context``, so ``apply`` binds no default arguments, and under an
+active transform ``apply`` refuses it; ``TrainingCall`` refuses that call
+with a located ``HopcError`` instead. (``hopc.compile`` of a program never
+gets there: Dynamo runs a frame under a transform without its backend.) In the backward, the engine calls the
 node's ``apply``, which looks up the Function's ``backward`` (against a
 ``vjp``) and whether it takes boxed gradients on every call; the node class
 of ``_Differentiated`` has its ``backward`` as ``apply`` instead, what that
@@ -176,10 +178,13 @@ class TrainingCall:
         return self.aliases.restore(args, outputs) if self.aliases else outputs
 
     def _apply(self, entry: list[object]) -> tuple:
-        """``_Differentiated.apply(self, *entry)``, through the C entry where no functorch transform
-        is active (Note [autograd function entry])."""
+        """``_Differentiated.apply(self, *entry)`` through its C entry (Note [autograd function
+        entry]); a located HopcError under a functorch transform."""
         if torch._C._are_functorch_transforms_active():
-            return _Differentiated.apply(self, *entry)
+            raise HopcError("a compiled training call cannot run under a torch.func transform (grad, "
+                            "vmap, jacrev, ...): its backward is hopc's, not a formula torch.func can "
+                            "transform; apply the transform to the eager program, or compute the "
+                            "gradients with torch.autograd", _caller_location())
         if self._all_tensors:
             return _apply_function(self, *map(unwrap_if_dead, entry))
         for index in self._tensor_arguments:
