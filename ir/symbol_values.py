@@ -5,7 +5,9 @@
 operand: a ``!hop.symint<symbol>`` value already in scope there, or a new
 ``hop.sym_size`` of a tensor in scope that has ``symbol`` as a whole
 dimension. Passes that build ops needing sizes (``kernel.alloc``, launches of
-kernels parametric in a symbol) get their operands here.
+kernels parametric in a symbol) get their operands here;
+``symint_if_bound`` is the same lookup for a symbol that may not be bound
+there, None instead of ``symint_for``'s located error.
 
 In scope at ``before`` are, as for SSA dominance in single-block regions, the
 results of the ops before it in its block and that block's arguments, then
@@ -34,14 +36,27 @@ from hopc.ir.types import SymIntType, TensorType
 
 
 def symint_for(symbol: str, before: Operation, builder: Builder) -> SSAValue:
-    """A ``!hop.symint<symbol>`` value usable by an op inserted right before ``before``.
+    """A ``!hop.symint<symbol>`` value usable by an op inserted right before ``before``:
+    ``symint_if_bound``'s. Raises a located ``HopcError`` at ``before`` where that is None
+    (the symbol is not bound there, e.g. an unbacked symbol asked for before the op that
+    defines it).
+    """
+    value = symint_if_bound(symbol, before, builder)
+    if value is None:
+        raise op_error(before, f"needs the size {symbol}, but no !hop.symint<{symbol}> value and no "
+                               f"tensor with a dimension {symbol} is in scope before it")
+    return value
+
+
+def symint_if_bound(symbol: str, before: Operation, builder: Builder) -> SSAValue | None:
+    """A ``!hop.symint<symbol>`` value usable by an op inserted right before ``before``, or
+    None where ``symbol`` is not bound there.
 
     Returns the nearest such value in scope at ``before`` (module docstring);
     else inserts, with ``builder``, ``hop.sym_size %t[d]`` right before
     ``before``, ``%t`` the nearest tensor in scope whose dimension ``d`` is
-    exactly ``symbol``, and returns its result. Raises a located ``HopcError``
-    at ``before`` when neither exists (the symbol is not bound there, e.g. an
-    unbacked symbol asked for before the op that defines it).
+    exactly ``symbol``, and returns its result; else inserts nothing and
+    returns None.
     """
     tensors = []
     for value in values_in_scope(before):
@@ -50,8 +65,7 @@ def symint_for(symbol: str, before: Operation, builder: Builder) -> SSAValue:
         if isinstance(value.type, TensorType) and symbol in value.type.shape:
             tensors.append(value)
     if not tensors:
-        raise op_error(before, f"needs the size {symbol}, but no !hop.symint<{symbol}> value and no "
-                               f"tensor with a dimension {symbol} is in scope before it")
+        return None
     tensor = tensors[0]
     size = SymSizeOp(tensor, tensor.type.shape.index(symbol))
     builder.insert(size, InsertPoint.before(before))

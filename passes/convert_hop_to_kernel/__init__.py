@@ -22,9 +22,10 @@ and an ``addmm`` of a transposed weight a ``linear`` (``linear``);
 ``*_copy`` views read only by ATen ops of their block become real views,
 and reshapes to their operand's own shape go (``views``); then the ATen ops of each block
 are grouped (Note [fusion groups]) and each group is outlined into a kernel
-(``outline``). Which ops a generated kernel may hold is the Triton emitter's
-to say (``hopc.backend.triton.ops.can_emit``); the others are ``extern``
-kernels, one op each, run by their library.
+(``outline``), in that order (Note [rewrite order]). Which ops a generated
+kernel may hold is the Triton emitter's to say
+(``hopc.backend.triton.ops.can_emit``); the others are ``extern`` kernels,
+one op each, run by their library.
 
 Note [conds as selects]
 ~~~~~~~~~~~~~~~~~~~~~~~
@@ -35,6 +36,24 @@ neighbours (``cond_to_select``). On the CPU reading a 0-d tensor costs
 about a microsecond and running only the taken branch is cheaper than
 running both, so the rewrite is off there. ``conds-as-selects`` forces it
 (``always``/``never``); the default, ``auto``, decides by device.
+
+Note [rewrite order]
+~~~~~~~~~~~~~~~~~~~~
+Each rewrite before fusion is a sweep run to a fixed point, in the order of
+the steps above, because most depend on the others' results: ``cond_to_select``
+inlines branch ops the later rewrites match (an ``add`` of slice gradients);
+``TransposeOfTranspose`` makes a ``view_copy`` or an ``add`` read a ``sum`` or
+a ``slice_backward`` directly, and removes ``t_copy``s that
+``AddmmOfTransposeToLinear`` would match; that one must see a ``t_copy``
+before ``ViewCopyToView`` makes it a view (as it would a ``view_copy`` of a
+keepdim sum); ``IdentityReshape`` matches the reshapes ``ViewCopyToView``
+makes, and erasing one can give its operand the readers that let
+``ViewCopyToView`` fire. Only ``DropKeptDimensions`` and
+``SliceGradientsToCat`` share a sweep: they match different ops (a
+``view_copy`` of a ``sum``, an ``add`` of ``slice_backward``s), make ops
+neither matches (a ``sum``, a ``cat``), and the op each makes reads what the
+ops it erases read, as often, so neither makes, removes or changes the uses
+of a match of the other, and the result is the same in either order.
 
 Before::
 
@@ -64,7 +83,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriteWalker
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.rewriter import InsertPoint
 
 from hopc.dialects.aten import AtenOp
@@ -92,8 +111,8 @@ def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: s
         from hopc.backend.triton.ops import can_emit as can_generate
     if conds_as_selects == "always" or (conds_as_selects == "auto" and device == "cuda"):
         PatternRewriteWalker(CondToSelect()).rewrite_module(module)
-    PatternRewriteWalker(DropKeptDimensions()).rewrite_module(module)
-    PatternRewriteWalker(SliceGradientsToCat()).rewrite_module(module)
+    order_independent = [DropKeptDimensions(), SliceGradientsToCat()]  # Note [rewrite order]
+    PatternRewriteWalker(GreedyRewritePatternApplier(order_independent, dce_enabled=False)).rewrite_module(module)
     PatternRewriteWalker(TransposeOfTranspose()).rewrite_module(module)
     PatternRewriteWalker(AddmmOfTransposeToLinear()).rewrite_module(module)
     PatternRewriteWalker(ViewCopyToView()).rewrite_module(module)

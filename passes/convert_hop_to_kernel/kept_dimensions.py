@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from hopc.dialects.aten import AtenOp, op_class
+from hopc.ir.dim_arguments import normalized_dims
 from hopc.ir.types import TensorType
 
 _SUM = "aten.sum.dim_IntList"
@@ -59,4 +60,4 @@ def _reduced_dimensions(total: AtenOp, rank: int) -> frozenset[int] | None:
     values = [d.value.data for d in dims.data]
     if not values:
         return frozenset(range(rank))
-    return frozenset(v % rank for v in values) if rank else None
+    return frozenset(normalized_dims(values, rank)) if rank else None

@@ -3,7 +3,7 @@
 The kernel takes the group's operands from outside (tensors, in first-use
 order) and then one ``!hop.symint`` per shape symbol of its inputs' types and
 attributes, in sorted order, which the launch passes as SSA values in scope there
-(``symint_for``, taken before the group's first op, so never from a value
+(``symint_if_bound``, taken before the group's first op, so never from a value
 of the group): the grid and every size of a dynamic dimension come from
 them, so one kernel serves every size. It yields each value of the group
 that is read outside it. Kernels with the same body are one symbol
@@ -21,8 +21,7 @@ from xdsl.rewriter import InsertPoint
 
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.kernel import KernelOp, LaunchOp, YieldOp
-from hopc.ir.diagnostics import HopcError
-from hopc.ir.symbol_values import symint_for, values_in_scope
+from hopc.ir.symbol_values import symint_if_bound, values_in_scope
 from hopc.ir.types import ExprAttr, SymFloatType, TensorType, dim_symbols, is_float_symbol_name
 from hopc.passes.convert_hop_to_kernel.fusion import FusionGroup
 
@@ -131,12 +130,10 @@ def _sizes_in_scope(symbols: list[str], first: Operation, builder: Builder) -> l
     for symbol in symbols:
         if is_float_symbol_name(symbol):
             found = next((v for v in values_in_scope(first) if v.type == SymFloatType(symbol)), None)
-            sizes += [found] if found is not None else []
-            continue
-        try:
-            sizes.append(symint_for(symbol, first, builder))
-        except HopcError:
-            continue
+        else:
+            found = symint_if_bound(symbol, first, builder)
+        if found is not None:
+            sizes.append(found)
     return sizes
 
 

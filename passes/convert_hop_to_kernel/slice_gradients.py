@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from hopc.dialects.aten import AtenOp, op_class
+from hopc.ir.dim_arguments import normalized_dim
 from hopc.ir.types import TensorType
 
 _ADD = "aten.add.Tensor"
@@ -101,7 +102,7 @@ def _slice_of(leaf: AtenOp, whole: TensorType) -> tuple[int, int, int] | None:
     rank = len(whole.shape)
     if not rank:
         return None
-    dim = values["dim"].value.data % rank
+    dim = normalized_dim(values["dim"].value.data, rank)
     extent = whole.shape[dim]
     if not isinstance(extent, int):
         return None

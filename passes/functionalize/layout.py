@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hopc.ir.dim_arguments import normalized_dim, normalized_dims
 from hopc.ir.types import Dim
 from hopc.passes.functionalize.views import ViewStep, dim_of, ints_of
 
@@ -96,13 +97,13 @@ class LayoutRules:
                 new = None
             return None if new is None else Layout(sizes, new, offset)
         if name == "aten.select_copy.int":
-            dim = _norm(dim_of(p["dim"]), rank)
+            dim = normalized_dim(dim_of(p["dim"]), rank)
             index = self.expression(dim_of(p["index"]))
             if index.is_negative:
                 index = index + layout.sizes[dim]
             offset += index * strides.pop(dim)
         elif name == "aten.slice_copy.Tensor":
-            dim = _norm(dim_of(p.get("dim"), 0), rank)
+            dim = normalized_dim(dim_of(p.get("dim"), 0), rank)
             start = self.expression(dim_of(p.get("start"), 0))
             if start.is_negative:
                 start = start + layout.sizes[dim]
@@ -110,7 +111,8 @@ class LayoutRules:
             strides[dim] = strides[dim] * self.expression(dim_of(p.get("step"), 1))
         elif name == "aten.diagonal_copy":
             diagonal = dim_of(p.get("offset"), 0)
-            dim1, dim2 = _norm(dim_of(p.get("dim1"), 0), rank), _norm(dim_of(p.get("dim2"), 1), rank)
+            dim1 = normalized_dim(dim_of(p.get("dim1"), 0), rank)
+            dim2 = normalized_dim(dim_of(p.get("dim2"), 1), rank)
             offset += diagonal * strides[dim2] if diagonal >= 0 else -diagonal * strides[dim1]
             step_stride = strides[dim1] + strides[dim2]
             strides = [s for d, s in enumerate(strides) if d not in (dim1, dim2)] + [step_stride]
@@ -124,17 +126,13 @@ class LayoutRules:
             old = [sympy.Integer(1)] * (len(sizes) - rank) + list(layout.sizes)
             strides = [0 if o == 1 and n != 1 else s for s, o, n in zip(padded, old, sizes)]
         elif name == "aten.unfold_copy":
-            dim = _norm(dim_of(p["dimension"]), rank)
+            dim = normalized_dim(dim_of(p["dimension"]), rank)
             strides = strides + [strides[dim]]
             strides[dim] = strides[dim] * dim_of(p["step"])
         else:
             return None
         return Layout(sizes, tuple(sympy.Integer(s) if isinstance(s, int) else s for s in strides),
                       offset)
-
-
-def _norm(dim: int, rank: int) -> int:
-    return dim + rank if dim < 0 else dim
 
 
 def _dims(attribute) -> list[Dim]:
@@ -144,12 +142,12 @@ def _dims(attribute) -> list[Dim]:
 def _order(step: ViewStep, rank: int) -> list[int]:
     """The permutation of a transpose, t or permute: result dim i is input dim order[i]."""
     if step.copy_name == "aten.permute_copy":
-        return [_norm(d, rank) for d in ints_of(step.copy_properties["dims"])]
+        return list(normalized_dims(ints_of(step.copy_properties["dims"]), rank))
     if step.copy_name == "aten.t_copy":
         return list(range(rank))[::-1]
     order = list(range(rank))
-    a = _norm(dim_of(step.copy_properties["dim0"]), rank)
-    b = _norm(dim_of(step.copy_properties["dim1"]), rank)
+    a = normalized_dim(dim_of(step.copy_properties["dim0"]), rank)
+    b = normalized_dim(dim_of(step.copy_properties["dim1"]), rank)
     order[a], order[b] = order[b], order[a]
     return order
 

@@ -23,6 +23,7 @@ from xdsl.ir import Attribute
 
 from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import op_error
+from hopc.ir.dim_arguments import normalized_dim, normalized_dims
 from hopc.ir.types import DTYPES, Dim, TensorType, dim_attribute
 from hopc.passes.functionalize.views import (
     IDENTITY,
@@ -33,10 +34,6 @@ from hopc.passes.functionalize.views import (
     ints_of,
     shape_attribute,
 )
-
-
-def _normalized(dim: int, rank: int) -> int:
-    return dim + rank if dim < 0 else dim
 
 
 @dataclass(frozen=True)
@@ -124,7 +121,7 @@ def _as_strided(v: _View) -> ViewStep:
 
 def _split(v: _View) -> ViewStep:
     """Result ``i`` of split/chunk is a slice at the sizes of the results before it."""
-    dim = _normalized(dim_of(v.prop("dim"), 0), v.input_type.rank)
+    dim = normalized_dim(dim_of(v.prop("dim"), 0), v.input_type.rank)
     start: Dim = 0
     for result in v.op.results[: v.result_index]:
         start = add_dims(start, result.type.shape[dim])  # type: ignore[attr-defined]
@@ -143,7 +140,7 @@ def _movedim(v: _View) -> ViewStep:
     targets = ints_of(destination) if isinstance(destination, ArrayAttr) else [dim_of(destination)]
     order: list[int | None] = [None] * rank
     for s, d in zip(sources, targets):
-        order[_normalized(d, rank)] = _normalized(s, rank)
+        order[normalized_dim(d, rank)] = normalized_dim(s, rank)
     rest = iter(d for d in range(rank) if d not in order)
     dims = [d if d is not None else next(rest) for d in order]
     return v.permutation("aten.permute_copy", {"dims": ArrayAttr([IntegerAttr(d, i64) for d in dims])},
@@ -152,7 +149,7 @@ def _movedim(v: _View) -> ViewStep:
 
 def _permute(v: _View) -> ViewStep:
     rank = v.input_type.rank
-    dims = [_normalized(d, rank) for d in ints_of(v.prop("dims"))]
+    dims = list(normalized_dims(ints_of(v.prop("dims")), rank))
     return v.permutation("aten.permute_copy", v.props("dims"), dims)
 
 
