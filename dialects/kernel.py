@@ -293,12 +293,12 @@ class LaunchEffect(MemoryEffect):
     on values only (functional ATen ops), so it has no effect of its own. Cse must not merge
     two launches into buffers, and dce may drop an unused launch that writes none."""
 
+    _READS = frozenset({EffectInstance(MemoryEffectKind.READ)})
+    _READS_AND_WRITES = _READS | {EffectInstance(MemoryEffectKind.WRITE)}
+
     @classmethod
-    def get_effects(cls, op: Operation) -> set[EffectInstance]:
-        effects = {EffectInstance(MemoryEffectKind.READ)}
-        if isinstance(op, LaunchOp) and op.into:
-            effects.add(EffectInstance(MemoryEffectKind.WRITE))
-        return effects
+    def get_effects(cls, op: Operation) -> frozenset[EffectInstance]:
+        return cls._READS_AND_WRITES if isinstance(op, LaunchOp) and op.into else cls._READS
 
 
 @irdl_op_definition

@@ -81,13 +81,14 @@ from xdsl.traits import IsTerminator
 
 from hopc.backend.host.expressions import dim_source
 from hopc.backend.host.names import CONSTANT, FUNCTION, SYMBOL, VALUE, Names
-from hopc.backend.host.scalars import host_scalars, is_read_scalar_candidate, is_scalar_launch
+from hopc.backend.host.scalars import HostScalars, host_scalars
 from hopc.backend.interpreter import interpreter_error
+from hopc.backend.runtime.plan import symbol_binders, unshared_results
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.hop_common import describe
 from hopc.dialects.kernel import LaunchOp
 from hopc.ir.diagnostics import HopcError, op_error
-from hopc.ir.types import Dim, SymFloatType, SymIntType, TensorType
+from hopc.ir.types import Dim
 
 Lowering = Callable[["HostBuilder", Operation], None]
 """Emits the code of one op: defines a local (or an alias) for each of its results."""
@@ -127,7 +128,8 @@ class _SymbolScope:
 class HostBuilder:
     """Builds the source of one function and the functions it calls (Note [generated host code])."""
 
-    def __init__(self, lower_launch: Lowering, device: str, first_write_allocates: bool = False):
+    def __init__(self, lower_launch: Lowering, device: str, scalars: HostScalars,
+                 first_write_allocates: bool = False):
         self.names = Names()
         self.lower_launch = lower_launch
         self.device = device
@@ -135,7 +137,7 @@ class HostBuilder:
         """Whether a buffer's first writer allocates it (Note [first write allocates])."""
         self.unallocated: set[str] = set()
         """Buffer locals whose ``kernel.alloc`` emitted no code: their first writer assigns them."""
-        self.host_scalars: set[SSAValue] = set()
+        self.host_scalars = scalars
         """Values the code keeps as Python ints and bools (Note [host scalars])."""
         self.constants: list[torch.Tensor] = []
         """The constant tensors the code reads, shared by every run."""
@@ -213,17 +215,10 @@ class HostBuilder:
 
     def bind_sources(self, values: Sequence[SSAValue]) -> None:
         """Records where the lone shape symbols in the types of ``values`` can be read."""
-        for value in values:
-            type_, local = value.type, self._values.get(value)
-            if local is None:  # a value no code reads (``lower_sym_size``)
-                continue
-            if isinstance(type_, TensorType):
-                for index, dim in enumerate(type_.shape):
-                    if isinstance(dim, str) and dim.isidentifier():
-                        self.bind_source(dim, local, index)
-            elif isinstance(type_, SymIntType | SymFloatType) and isinstance(type_.value, str) \
-                    and type_.value.isidentifier():
-                self.bind_source(type_.value, local, None)
+        for symbol, position, dim in symbol_binders([value.type for value in values]):
+            local = self._values.get(values[position])
+            if local is not None:  # else a value no code reads (``lower_sym_size``)
+                self.bind_source(symbol, local, dim)
 
     def bind_source(self, symbol: str, local: str, dim: int | None) -> None:
         """``symbol`` is ``local.size(dim)`` (``local`` itself for dim None) from here on in this
@@ -276,8 +271,7 @@ class HostBuilder:
     def lower_op(self, op: Operation) -> None:
         """Emits ``op`` with its lowering; a HopcError located at it where it has none."""
         with self.at(op):
-            if isinstance(op, LaunchOp) and op.outputs and op.outputs[0] in self.host_scalars \
-                    and is_scalar_launch(op):
+            if op in self.host_scalars.python_launches:
                 from hopc.backend.host.ops_scalars import lower_scalar_launch as lowering
             elif isinstance(op, LaunchOp):
                 lowering = self.lower_launch
@@ -287,7 +281,7 @@ class HostBuilder:
                 raise self.error("has no lowering to host code")
             lowering(self, op)
             for result in op.results:
-                if result in self.host_scalars and is_read_scalar_candidate(result):
+                if result in self.host_scalars.read:
                     read = self.names.fresh(VALUE)
                     self.emit(f"{read} = {self.local(result)}.item()")
                     self.alias(result, read)
@@ -301,6 +295,16 @@ class HostBuilder:
             yield
         finally:
             self._op = outer
+
+    def unpack(self, targets: Sequence[str], value: str) -> None:
+        """``targets = value`` for a ``value`` of one item per target (``v1, = value`` for one);
+        ``value`` alone, for its effects, where there is no target."""
+        if not targets:
+            self.emit(value)
+        elif len(targets) == 1:
+            self.emit(f"{targets[0]}, = {value}")
+        else:
+            self.emit(f"{', '.join(targets)} = {value}")
 
     def assign(self, targets: Sequence[str], sources: Sequence[str]) -> None:
         """``targets = sources``, skipping a local assigned to itself."""
@@ -358,22 +362,21 @@ def generate_function(function: FuncOp, lower_launch: Lowering, device: str,
     lowering. ``first_write_allocates``: Note [first write allocates]."""
     from hopc.backend.host import ops_hop, ops_kernel, ops_regions  # noqa: F401  (fill LOWERINGS)
 
-    builder = HostBuilder(lower_launch, device, first_write_allocates=first_write_allocates)
-    builder.host_scalars = host_scalars(function)
+    builder = HostBuilder(lower_launch, device, host_scalars(function), first_write_allocates=first_write_allocates)
     filename = f"<hopc generated {next(_generated_count)}>"
     line_ops: dict[int, Operation] = {}
     block = function.body.block
     parameters = [builder.names.fresh(VALUE) for _ in block.args]
     with builder.function(["*args"]) as entry:
         if parameters:
-            builder.emit(f"{', '.join(parameters)}{',' if len(parameters) == 1 else ''} = args")
+            builder.unpack(parameters, "args")
         builder.emit("try:")
         with builder.indented():
             results = builder.lower_block(block, parameters, isolated=True)
             returned = f"[{', '.join(results)}]"
             if builder.constants:
                 storages = frozenset(t.untyped_storage().data_ptr() for t in builder.constants)
-                returned = f"{builder.bind(_unshared, FUNCTION)}({returned}, {builder.bind(storages)})"
+                returned = f"{builder.bind(unshared_results, FUNCTION)}({returned}, {builder.bind(storages)})"
             builder.emit(f"return {returned}")
         builder.emit(f"except {builder.bind(FAILURES)}:")
         with builder.indented():
@@ -396,9 +399,3 @@ def _relocate(filename: str, line_ops: dict[int, Operation]) -> None:
             found = line_ops[line]
     if found is not None:
         raise interpreter_error(found, f"failed: {error}") from error
-
-
-def _unshared(results: list[object], storages: frozenset[int]) -> list[object]:
-    """``results`` with each tensor that shares a constant's storage cloned."""
-    return [result.clone() if isinstance(result, torch.Tensor)
-            and result.untyped_storage().data_ptr() in storages else result for result in results]

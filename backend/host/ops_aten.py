@@ -62,15 +62,13 @@ def lower_aten(builder: HostBuilder, op: AtenOp) -> None:
     call = call_source(builder, op)
     returns = op.SCHEMA.returns
     results = [builder.define(r) for r in op.results]
-    if not results:
-        builder.emit(call)
-    elif len(returns) == 1 and not returns[0].is_tensor_list:
+    if results and len(returns) == 1 and not returns[0].is_tensor_list:
         builder.emit(f"{results[0]} = {call}")
-    elif not any(r.is_tensor_list for r in returns):
-        builder.emit(f"{', '.join(results)}{',' if len(results) == 1 else ''} = {call}")
-    else:
+    elif results and any(r.is_tensor_list for r in returns):
         flatten = builder.bind(functools.partial(flatten_returns, op.SCHEMA), FUNCTION)
-        builder.emit(f"{', '.join(results)}{',' if len(results) == 1 else ''} = {flatten}({call})")
+        builder.unpack(results, f"{flatten}({call})")
+    else:
+        builder.unpack(results, call)
 
 
 @functools.cache

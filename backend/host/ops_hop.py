@@ -152,9 +152,7 @@ def lower_by_reference(builder: HostBuilder, op: Operation) -> None:
     implementation = implementation_of(type(op))
     call = builder.bind(functools.partial(_reference_call, implementation, op), FUNCTION)
     operands = builder.locals(op.operands)
-    results = [builder.define(r) for r in op.results]
-    target = f"{', '.join(results)}{',' if len(results) == 1 else ''} = " if results else ""
-    builder.emit(f"{target}{call}({', '.join(operands)})")
+    builder.unpack([builder.define(r) for r in op.results], f"{call}({', '.join(operands)})")
 
 
 def _reference_call(implementation, op: Operation, *operands: object) -> list[object]:

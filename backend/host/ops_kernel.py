@@ -38,6 +38,9 @@ has the strides its first op gives it, which ``out=`` calls respect; the
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import torch
 
 from hopc.backend.host.codegen import LOWERINGS, HostBuilder
@@ -66,6 +69,19 @@ def launched_kernel(builder: HostBuilder, op: LaunchOp) -> KernelOp:
     return kernel
 
 
+@contextlib.contextmanager
+def kernel_scope(builder: HostBuilder, kernel: KernelOp, op: LaunchOp) -> Iterator[None]:
+    """The scope of ``kernel``'s body run by the launch ``op``: isolated (a kernel binds its own
+    symbols, as a ``hop.subgraph``), its block arguments the operands' locals, its symbols
+    bound afresh from them."""
+    block = kernel.body.block
+    with builder.scope(isolated=True):
+        for argument, local in zip(block.args, builder.locals(op.arguments), strict=True):
+            builder.alias(argument, local)
+        builder.bind_sources(block.args)
+        yield
+
+
 def lower_launch_inline(builder: HostBuilder, op: LaunchOp) -> None:
     """The kernel's body inlined at the launch (see the module docstring)."""
     kernel = launched_kernel(builder, op)
@@ -73,11 +89,7 @@ def lower_launch_inline(builder: HostBuilder, op: LaunchOp) -> None:
     fresh = {buffer for buffer in buffers if buffer in builder.unallocated}
     builder.unallocated -= fresh
     writer = _out_writer(kernel, [None if b in fresh else b for b in buffers])
-    block = kernel.body.block
-    with builder.scope(isolated=True):
-        for argument, local in zip(block.args, builder.locals(op.arguments), strict=True):
-            builder.alias(argument, local)
-        builder.bind_sources(block.args)
+    with kernel_scope(builder, kernel, op):
         for body_op in kernel.computation:
             if writer is None or body_op is not writer[0]:
                 builder.lower_op(body_op)

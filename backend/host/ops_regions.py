@@ -71,11 +71,7 @@ def _body_function(builder: HostBuilder, block: Block) -> str:
 
 def _emit_call(builder: HostBuilder, op: Operation, call: str) -> None:
     """``results = call`` where ``call`` returns a list of one value per result."""
-    results = [builder.define(r) for r in op.results]
-    if results:
-        builder.emit(f"{', '.join(results)}{',' if len(results) == 1 else ''} = {call}")
-    else:
-        builder.emit(call)
+    builder.unpack([builder.define(r) for r in op.results], call)
 
 
 def _dtypes(values: Sequence[SSAValue]) -> list[torch.dtype]:

@@ -12,7 +12,7 @@ import torch
 
 from hopc.backend.host.codegen import HostBuilder
 from hopc.backend.host.names import literal
-from hopc.backend.host.ops_kernel import launched_kernel
+from hopc.backend.host.ops_kernel import kernel_scope, launched_kernel
 from hopc.backend.host.scalars import FLOATING, SCALAR_OPS
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.kernel import LaunchOp
@@ -21,10 +21,7 @@ from hopc.ir.torch_values import dtype_of, value_of_attribute
 
 def lower_scalar_launch(builder: HostBuilder, op: LaunchOp) -> None:
     kernel = launched_kernel(builder, op)
-    block = kernel.body.block
-    with builder.scope(isolated=True):
-        for argument, local in zip(block.args, builder.locals(op.arguments), strict=True):
-            builder.alias(argument, local)
+    with kernel_scope(builder, kernel, op):
         for inner in kernel.computation:
             assert isinstance(inner, AtenOp)
             builder.emit(f"{builder.define(inner.results[0])} = {_expression(builder, inner)}")

@@ -7,8 +7,8 @@ an int carry becomes one: Note [int carries] in
 ``hopc.frontend.while_int_carries``). As tensors, each step costs two ATen
 calls, their allocations and a read of the predicate, more than the step's
 own work for a small body. Host code keeps such values as Python ints (and
-bools): ``host_scalars(function)`` is the set of values that can be. A value
-is one when it is a 0-d integer or boolean tensor and
+bools): ``host_scalars(function)`` is the set of values that can be
+(``HostScalars``). A value is one when it is a 0-d integer or boolean tensor and
 
 - it is the result of a launch of a pointwise kernel whose every op has a
   Python form (``SCALAR_OPS``: integer arithmetic, comparisons, logic, with
@@ -32,6 +32,8 @@ at 2**63 as int64 tensors do; no counter gets there.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.dialects.func import FuncOp
@@ -66,35 +68,70 @@ _COMPARISONS = frozenset({"aten.eq.Scalar", "aten.ne.Scalar", "aten.lt.Scalar", 
                           "aten.gt.Scalar", "aten.ge.Scalar"})
 
 
-def host_scalars(function: FuncOp) -> set[SSAValue]:
+ScalarKernels = dict[Operation, KernelOp]
+"""A function's launches of a pointwise kernel every op of which has a Python form -> the kernel."""
+
+
+@dataclass(frozen=True)
+class HostScalars:
+    """The host scalars of one function (Note [host scalars]), worked out once for its code.
+
+    Invariant: ``read`` is a subset of ``values``; ``python_launches`` are the
+    launches of a scalar kernel (pointwise, every op with a Python form) whose
+    first result is in ``values``.
+    """
+
+    values: frozenset[SSAValue]
+    """The values host code keeps as Python ints, bools and floats."""
+    read: frozenset[SSAValue]
+    """Those read once, as a Python float (``.item()``), from the 0-d tensor of a launch."""
+    python_launches: frozenset[Operation]
+    """The launches host code writes as Python expressions (``ops_scalars``)."""
+
+    def __contains__(self, value: SSAValue) -> bool:
+        return value in self.values
+
+
+def host_scalars(function: FuncOp) -> HostScalars:
     """The values of ``function`` (nested regions included) that host code keeps as Python
-    ints and bools (Note [host scalars])."""
+    ints, bools and floats (Note [host scalars]), each scalar launch's kernel looked up once."""
+    scalar_kernels = _scalar_kernels(function)
     candidates = {value for op in function.walk() for value in _defined_by(op)
-                  if _integral_0d(value) or is_read_scalar_candidate(value)}
+                  if _integral_0d(value) or _is_read_candidate(value, scalar_kernels)}
     changed = True
     while changed:
         changed = False
         for value in list(candidates):
-            if value in candidates and not _stays(value, candidates):
+            if value in candidates and not _stays(value, candidates, scalar_kernels):
                 candidates -= _tied(value)
                 changed = True
-    return candidates
+    return HostScalars(
+        frozenset(candidates),
+        frozenset(value for value in candidates if _is_read_candidate(value, scalar_kernels)),
+        frozenset(launch for launch in scalar_kernels if launch.outputs and launch.outputs[0] in candidates))
 
 
-def is_scalar_launch(op: Operation) -> bool:
-    """Whether ``op`` launches a pointwise kernel every op of which has a Python form."""
+def _scalar_kernels(function: FuncOp) -> ScalarKernels:
+    """The scalar launches of ``function`` (nested regions included), each kernel looked up once."""
+    return {op: kernel for op in function.walk() if (kernel := _scalar_kernel(op)) is not None}
+
+
+def _scalar_kernel(op: Operation) -> KernelOp | None:
+    """The kernel ``op`` launches where it is pointwise and every op of it has a Python form."""
     if not isinstance(op, LaunchOp) or (kernel := op.kernel()) is None or kernel.kind.data != "pointwise":
-        return False
-    return all(isinstance(inner, AtenOp) and inner.name in SCALAR_OPS and _concrete(inner)
-               for inner in kernel.computation)
+        return None
+    if all(isinstance(inner, AtenOp) and inner.name in SCALAR_OPS and _concrete(inner)
+           for inner in kernel.computation):
+        return kernel
+    return None
 
 
-def is_read_scalar_candidate(value: SSAValue) -> bool:
+def _is_read_candidate(value: SSAValue, scalar_kernels: ScalarKernels) -> bool:
     """Whether ``value`` is a 0-d floating-point result of a launch that host code could read
     as a Python float (Note [host scalars])."""
     type_ = value.type
     return (isinstance(type_, TensorType) and type_.rank == 0 and type_.dtype_name in FLOATING
-            and isinstance(value.owner, LaunchOp) and not is_scalar_launch(value.owner))
+            and isinstance(value.owner, LaunchOp) and value.owner not in scalar_kernels)
 
 
 def _defined_by(op: Operation) -> list[SSAValue]:
@@ -137,12 +174,12 @@ def _carry_of(value: SSAValue) -> tuple[hop.WhileOp, int] | None:
     return None
 
 
-def _stays(value: SSAValue, candidates: set[SSAValue]) -> bool:
+def _stays(value: SSAValue, candidates: set[SSAValue], scalar_kernels: ScalarKernels) -> bool:
     """Whether ``value`` may stay a host scalar while ``candidates`` are."""
     owner = value.owner
-    if is_read_scalar_candidate(value):
+    if _is_read_candidate(value, scalar_kernels):
         return value.uses.get_length() > 0 and all(
-            _single_op_kernel(use.operation) in _COMPARISONS and use.operation.outputs[0] in candidates
+            _single_op_kernel(use.operation, scalar_kernels) in _COMPARISONS and use.operation.outputs[0] in candidates
             for use in value.uses)
     carry = _carry_of(value)
     if carry is not None:
@@ -150,22 +187,23 @@ def _stays(value: SSAValue, candidates: set[SSAValue]) -> bool:
         yielded = loop.body_region.block.last_op.operands[index]
         if yielded not in candidates:
             return False
-    elif isinstance(owner, Block) or not (is_scalar_launch(owner) and all(
+    elif isinstance(owner, Block) or not (owner in scalar_kernels and all(
             v in candidates for v in owner.arguments if isinstance(v.type, TensorType))):
         return False
-    return all(_scalar_use(use.operation, use.index, candidates) for use in value.uses)
+    return all(_scalar_use(use.operation, use.index, candidates, scalar_kernels) for use in value.uses)
 
 
-def _single_op_kernel(op: Operation) -> str | None:
+def _single_op_kernel(op: Operation, scalar_kernels: ScalarKernels) -> str | None:
     """The name of the one op of a scalar launch's kernel, or None."""
-    if not is_scalar_launch(op):
+    kernel = scalar_kernels.get(op)
+    if kernel is None:
         return None
-    computation = op.kernel().computation
+    computation = kernel.computation
     return computation[0].name if len(computation) == 1 else None
 
 
-def _scalar_use(user: Operation, index: int, candidates: set[SSAValue]) -> bool:
-    if is_scalar_launch(user):
+def _scalar_use(user: Operation, index: int, candidates: set[SSAValue], scalar_kernels: ScalarKernels) -> bool:
+    if user in scalar_kernels:
         return all(result in candidates for result in user.results)
     if isinstance(user, hop.CondOp):
         return index == 0

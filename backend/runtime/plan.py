@@ -94,14 +94,14 @@ class Planner:
         return self.plan_block(region.blocks.first)
 
     def plan_block(self, block: Block) -> BlockPlan:
-        binders = tuple(_binders([a.type for a in block.args]))
+        binders = tuple(symbol_binders([a.type for a in block.args]))
         steps: list[Step] = []
         for op in block.ops:
             if op.has_trait(IsTerminator, value_if_unregistered=False):
                 return BlockPlan(tuple(self.slot(a) for a in block.args), binders, tuple(steps),
                                  tuple(self.slot(v) for v in op.operands))
             steps.append(self.plan_op(op))
-            result_binders = tuple(_binders([r.type for r in op.results]))
+            result_binders = tuple(symbol_binders([r.type for r in op.results]))
             if result_binders:
                 steps.append(_bind_results([self.slot(r) for r in op.results], result_binders))
         raise interpreter_error(block.parent_op(), "region ends without a terminator")
@@ -158,9 +158,7 @@ class FunctionPlan:
         results = self.body.run([None] * self.slot_count, args, {})
         if not self.constant_storages:
             return results
-        return [result.clone() if isinstance(result, torch.Tensor)
-                and result.untyped_storage().data_ptr() in self.constant_storages else result
-                for result in results]
+        return unshared_results(results, self.constant_storages)
 
 
 def plan_function(function: FuncOp) -> FunctionPlan:
@@ -173,8 +171,17 @@ def plan_function(function: FuncOp) -> FunctionPlan:
     return FunctionPlan(body, len(planner.slots), storages)
 
 
-def _binders(types: Sequence[object]) -> list[tuple[str, int, int | None]]:
-    """(symbol, position, dim) for each part of ``types`` that is a lone shape symbol."""
+def unshared_results(results: list[object], storages: frozenset[int]) -> list[object]:
+    """``results`` with each tensor that shares the storage of a constant (its address in
+    ``storages``) cloned (Note [planned execution])."""
+    return [result.clone() if isinstance(result, torch.Tensor)
+            and result.untyped_storage().data_ptr() in storages else result for result in results]
+
+
+def symbol_binders(types: Sequence[object]) -> list[tuple[str, int, int | None]]:
+    """(symbol, position, dim) for each part of ``types`` that is a lone shape symbol: dimension
+    ``dim`` of the tensor at ``position``, or the ``!hop.symint`` there itself for dim None, in
+    the order of ``types`` and their dimensions."""
     found = []
     for position, type_ in enumerate(types):
         if isinstance(type_, TensorType):

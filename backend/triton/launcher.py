@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 import torch
 
 from hopc.backend.interpreter_ops import bind_parameters
+from hopc.backend.runtime.plan import symbol_binders
 from hopc.backend.triton.autotune import AUTOTUNER
 from hopc.backend.triton.emit import EmittedKernel, emit_kernel
 from hopc.dialects.kernel import KernelOp
@@ -74,7 +75,11 @@ class Launcher:
 
     def __init__(self, kernel: KernelOp, emitted: EmittedKernel):
         self.input_types = kernel.input_types
-        self.output_types = kernel.output_types
+        bound_by_inputs = {symbol for symbol, _, _ in symbol_binders(self.input_types)}
+        self.output_binders = [binder for binder in symbol_binders(kernel.output_types)
+                               if binder[0] not in bound_by_inputs]
+        """(symbol, position in ``outs``, dim) for each symbol the outputs' types bind and the
+        inputs' do not; a symbol both bind has one size in a launch, read from ``args``."""
         self.emitted = emitted
         self.key = source_key(emitted.source)
         self.function = load_function(emitted)
@@ -83,7 +88,8 @@ class Launcher:
         layout = self.emitted.layout
         symbols: dict[str, int] = {}
         bind_parameters(args, self.input_types, symbols)
-        bind_parameters(outs, self.output_types, symbols)
+        for symbol, position, dim in self.output_binders:
+            symbols[symbol] = outs[position] if dim is None else outs[position].shape[dim]
         shape = [int(evaluate_dim(d, symbols)) for d in layout.shape]
         tensors = [a for a in args if isinstance(a, torch.Tensor)]
         strides: list[int] = []
