@@ -23,7 +23,9 @@ launch, and every result of an ``extern`` launch whose ATen op has an
 per result. The other launches allocate their own results, as before the
 pass: an extern op whose output shape depends on data (``aten.nonzero``,
 whose size is known only once it has run), and an op with no ``.out``
-overload (``aten.topk``, whose out overload is ``.values``, included).
+overload (``aten.topk``, whose out overload is ``.values``, included); and
+``aten.matmul`` of a 1-d first operand, whose ``.out`` overload resizes its
+``out`` on the way (PyTorch deprecates that).
 Launches that already write ``into`` buffers are left as they are.
 
 Which buffer. Results are placed in program order; for each, in this order:

@@ -131,14 +131,15 @@ def viewed_operands(op: Operation) -> list[SSAValue]:
 def is_planned(launch: LaunchOp) -> bool:
     """Whether the results of ``launch`` get buffers: a pointwise or reduction kernel, or an
     extern one whose op has an ``.out`` overload with one ``out`` argument per result and no
-    data-dependent output shape (Note [memory plan])."""
+    data-dependent output shape, and which writes that argument at its own shape (Note [memory
+    plan]: not ``aten.matmul`` of a 1-d first operand)."""
     kernel = launch.kernel()
     if kernel is None or not all(isinstance(r.type, TensorType) for r in launch.outputs):
         return False
     if kernel.kind.data != "extern":
         return True
     schema = lookup(kernel.computation[0].name)
-    if schema is None or schema.has_dynamic_output_shape:
+    if schema is None or schema.has_dynamic_output_shape or _resizes_out(launch):
         return False
     out = lookup(f"aten.{schema.base_name}.out")
     return out is not None and out.is_out_variant and len(out.mutated_arguments) == len(launch.outputs)
@@ -168,3 +169,12 @@ def _viewed(value: SSAValue) -> bool:
 def _free_buffer(buffers: list[Buffer], wanted: BufferType, position: int) -> Buffer | None:
     """The first buffer of type ``wanted`` whose value's last reader ran before ``position``."""
     return next((b for b in buffers if b.type == wanted and b.live_until < position), None)
+
+
+def _resizes_out(launch: LaunchOp) -> bool:
+    """Whether the op's ``.out`` overload resizes a correctly shaped ``out``: PyTorch's
+    ``matmul_out`` of a 1-d by an n-d operand writes an ``mm`` of shape [1, n] into it and
+    squeezes it after, resizing it on the way (deprecated; an error in a later PyTorch)."""
+    operand_types = [v.type for v in launch.arguments if isinstance(v.type, TensorType)]
+    return launch.kernel().computation[0].name == "aten.matmul" and len(operand_types) == 2 \
+        and operand_types[0].rank == 1 and operand_types[1].rank >= 2

@@ -58,3 +58,30 @@ builtin.module attributes {kernel.device = "cpu"} {
 // CHECK-NEXT:    %[[U:.*]] = hop.sym_size %[[I]][0] : !hop.tensor<[u0, 1], i64> -> !hop.symint<u0>
 // CHECK-NEXT:    %[[BUF:.*]] = kernel.alloc(%[[U]]) : (!hop.symint<u0>) -> !kernel.buffer<[u0, 1], i64, [1, 1], cpu>
 // CHECK-NEXT:    kernel.launch @double(%[[I]]) into(%[[BUF]] :
+
+// -----
+
+// Must not plan aten.matmul of a 1-d first operand: PyTorch's matmul.out
+// writes a [1, 3] mm into its out and squeezes it, resizing a [3] buffer on
+// the way (deprecated). A matmul of two 2-d operands is planned.
+builtin.module attributes {kernel.device = "cpu"} {
+  kernel.kernel @row_times_matrix "extern" {
+  ^bb0(%a: !hop.tensor<[3], f32>, %b: !hop.tensor<[3, 3], f32>):
+    %m = aten.matmul(%a, %b) : (!hop.tensor<[3], f32>, !hop.tensor<[3, 3], f32>) -> !hop.tensor<[3], f32>
+    kernel.yield %m : !hop.tensor<[3], f32>
+  }
+  kernel.kernel @matrix_times_matrix "extern" {
+  ^bb0(%a: !hop.tensor<[3, 3], f32>, %b: !hop.tensor<[3, 3], f32>):
+    %m = aten.matmul(%a, %b) : (!hop.tensor<[3, 3], f32>, !hop.tensor<[3, 3], f32>) -> !hop.tensor<[3, 3], f32>
+    kernel.yield %m : !hop.tensor<[3, 3], f32>
+  }
+  func.func @matmul_of_a_row(%row: !hop.tensor<[3], f32>, %w: !hop.tensor<[3, 3], f32>) -> (!hop.tensor<[3], f32>, !hop.tensor<[3, 3], f32>) {
+    %r = kernel.launch @row_times_matrix(%row, %w) : (!hop.tensor<[3], f32>, !hop.tensor<[3, 3], f32>) -> !hop.tensor<[3], f32>
+    %s = kernel.launch @matrix_times_matrix(%w, %w) : (!hop.tensor<[3, 3], f32>, !hop.tensor<[3, 3], f32>) -> !hop.tensor<[3, 3], f32>
+    func.return %r, %s : !hop.tensor<[3], f32>, !hop.tensor<[3, 3], f32>
+  }
+}
+// CHECK-LABEL: func.func @matmul_of_a_row
+// CHECK-NEXT:    %[[R:.*]] = kernel.launch @row_times_matrix(%{{.*}}, %{{.*}}) : (!hop.tensor<[3], f32>, !hop.tensor<[3, 3], f32>) -> !hop.tensor<[3], f32>
+// CHECK-NEXT:    %[[BUF:.*]] = kernel.alloc() : () -> !kernel.buffer<[3, 3], f32, [3, 1], cpu>
+// CHECK-NEXT:    %[[S:.*]] = kernel.launch @matrix_times_matrix(%{{.*}}, %{{.*}}) into(%[[BUF]] :
