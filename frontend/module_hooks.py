@@ -40,10 +40,8 @@ from torch.nn.modules import module as nn_module
 from hopc.frontend.errors import user_location
 from hopc.ir.diagnostics import HopcError
 
-_GLOBAL_FORWARD_PRE_HOOKS = nn_module._global_forward_pre_hooks
-_GLOBAL_FORWARD_HOOKS = nn_module._global_forward_hooks
-_GLOBAL_BACKWARD_PRE_HOOKS = nn_module._global_backward_pre_hooks
-_GLOBAL_BACKWARD_HOOKS = nn_module._global_backward_hooks
+_GLOBAL_HOOK_DICTS = (nn_module._global_forward_pre_hooks, nn_module._global_forward_hooks,
+                      nn_module._global_backward_pre_hooks, nn_module._global_backward_hooks)
 """PyTorch's global module hook dicts: made once, when ``torch.nn`` is imported, and only ever
 changed in place (registering and removing a hook), so they are bound once here."""
 
@@ -53,10 +51,9 @@ _MODULE_HOOK_DICTS = ("_backward_hooks", "_backward_pre_hooks", "_forward_hooks"
 
 def global_hooks() -> tuple[tuple[object, ...], ...]:
     """The global module hooks registered now, each dict's (handle id, hook) pairs; ``()`` for none."""
-    dicts = (_GLOBAL_FORWARD_PRE_HOOKS, _GLOBAL_FORWARD_HOOKS, _GLOBAL_BACKWARD_PRE_HOOKS, _GLOBAL_BACKWARD_HOOKS)
-    if not any(dicts):
+    if not any(_GLOBAL_HOOK_DICTS):
         return ()
-    return tuple(tuple(hooks.items()) for hooks in dicts)
+    return tuple(tuple(hooks.items()) for hooks in _GLOBAL_HOOK_DICTS)
 
 
 class ModuleHooks:
@@ -79,8 +76,7 @@ class ModuleHooks:
         ``forward(...)`` (``Module._call_impl``'s test: no hooks of the module's or global, no
         ``torch.compile`` of the module in place, ``module.forward`` still the one compiled).
         Raises ``HopcError`` where the global hooks are not those of the first call."""
-        if self.first_call != () or _GLOBAL_FORWARD_PRE_HOOKS or _GLOBAL_FORWARD_HOOKS \
-                or _GLOBAL_BACKWARD_PRE_HOOKS or _GLOBAL_BACKWARD_HOOKS:
+        if self.first_call != () or any(_GLOBAL_HOOK_DICTS):
             now = global_hooks()
             if self.first_call is None:
                 self.first_call = now

@@ -58,13 +58,13 @@ A small training step is a few ATen calls, and the Python around one
 bench/cpu.py's small MLP: 4 of 65 us). So a call enters the Function where
 ``torch.autograd.Function.apply`` itself ends: where no functorch transform
 is active, that method unwraps dead functorch wrappers among the arguments
-(``unwrap_if_dead``: tensors that escaped a ``torch.func`` transform) and
-calls the C entry ``torch._C._FunctionBase.apply``; ``TrainingCall`` does the
-same with what it knows of its arguments' types. The Function defines no
-``setup_context``, so ``apply`` binds no default arguments, and under an
-active transform ``apply`` refuses it; ``TrainingCall`` refuses that call
-with a located ``HopcError`` instead. (``hopc.compile`` of a program never
-gets there: Dynamo runs a frame under a transform without its backend.) In the backward, the engine calls the
+(``unwrap_dead_wrappers``: tensors that escaped a ``torch.func`` transform)
+and calls the C entry ``torch._C._FunctionBase.apply``; ``TrainingCall``
+does the same. The Function defines no ``setup_context``, so ``apply``
+binds no default arguments, and under an active transform ``apply`` refuses
+it; ``TrainingCall`` refuses that call with a located ``HopcError`` instead.
+(``hopc.compile`` of a program never gets there: Dynamo runs a frame under a
+transform without its backend.) In the backward, the engine calls the
 node's ``apply``, which looks up the Function's ``backward`` (against a
 ``vjp``) and whether it takes boxed gradients on every call; the node class
 of ``_Differentiated`` has its ``backward`` as ``apply`` instead, what that
@@ -80,6 +80,7 @@ from collections.abc import Sequence
 
 import torch
 from torch._C._functorch import unwrap_if_dead
+from torch._functorch.utils import unwrap_dead_wrappers
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
@@ -87,7 +88,7 @@ from hopc.backend.runtime.module_call import copy_back
 from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.frontend.errors import user_location
 from hopc.ir.diagnostics import HopcError, Location
-from hopc.ir.module import FunctionSignature, entry_signature
+from hopc.ir.module import entry_signature
 from hopc.ir.types import TensorType
 
 
@@ -107,10 +108,8 @@ class TrainingCall:
         self._run_forward = chosen.prepare(module, forward.function)
         self._run_backward = chosen.prepare(module, backward.function)
         self._requires_grad = tuple(sorted(forward.requires_grad))
-        argument_types = forward.function.function_type.inputs.data
-        self._all_tensors = all(isinstance(t, TensorType) for t in argument_types)
-        """Whether every argument is a tensor (``unwrap_if_dead`` maps over them all at once)."""
-        self._tensor_arguments = tuple(index for index, t in enumerate(argument_types) if isinstance(t, TensorType))
+        self._all_tensors = all(isinstance(t, TensorType) for t in forward.function.function_type.inputs.data)
+        """Whether every argument is a tensor, which ``unwrap_if_dead`` takes without a test."""
         copy_back_results = tuple(forward.copy_back)
         self._user_output_count = len(forward.user_outputs)
         self._returned = (*forward.user_outputs, *copy_back_results)
@@ -121,11 +120,13 @@ class TrainingCall:
         self._saved = tuple(saved[number] for number in range(len(saved)))
         """The forward's result index of each saved value, by number."""
         result_types = forward.function.function_type.outputs.data
-        self._saved_is_tensor = tuple(isinstance(result_types[index], TensorType) for index in self._saved)
-        """Whether each saved value is a tensor (saved with ``ctx.save_for_backward``), by number."""
-        self._saved_tensors = tuple(index for index, tensor in zip(self._saved, self._saved_is_tensor) if tensor)
-        self._saved_others = tuple(index for index, tensor in zip(self._saved, self._saved_is_tensor)
-                                   if not tensor)
+        is_tensor = [isinstance(result_types[index], TensorType) for index in self._saved]
+        at_hand = [number for number in range(len(saved)) if is_tensor[number]] + \
+                  [number for number in range(len(saved)) if not is_tensor[number]]
+        """The saved value numbers as ``run_backward`` has them at hand: the tensors (saved with
+        ``ctx.save_for_backward``), then the other values, each in number order."""
+        self._saved_tensors = tuple(self._saved[number] for number in at_hand if is_tensor[number])
+        self._saved_others = tuple(self._saved[number] for number in at_hand if not is_tensor[number])
         """The forward's result index of each saved tensor, and of each other saved value, in order."""
         position_of = {result: position for position, result in enumerate(self._returned)}
         cotangents = backward.cotangent_arguments
@@ -142,23 +143,18 @@ class TrainingCall:
         under ``torch.no_grad()``, as eager's ``w.add_(1)`` under no_grad changes a leaf."""
         self._changed_arguments = tuple(argument for _, argument in copied)
         """The arguments the call changes (copies back into)."""
-        self._backward_arguments = self._backward_argument_sources(backward)
-        gradient_of = {argument: result for result, argument in backward.gradient_results.items()}
-        self._gradients = tuple(gradient_of.get(argument, -1) for argument in range(len(forward.arguments)))
-        """Per forward argument, the backward result that is its gradient; -1 (the None after
-        the results) where there is none."""
-
-    def _backward_argument_sources(self, backward: FunctionSignature) -> tuple[int, ...]:
+        position_at_hand = {number: position for position, number in enumerate(at_hand)}
+        source = {argument: position_at_hand[number] for number, argument in backward.saved_arguments.items()}
+        for offset, (argument, _) in enumerate(self._cotangents):
+            source[argument] = len(at_hand) + offset
+        self._backward_arguments = tuple(source[argument] for argument in range(len(backward.arguments)))
         """Per backward argument, its position in ``(*saved tensors, *other saved values,
         *cotangents)``: what ``run_backward`` has at hand (Note [training call])."""
-        tensors, others = [], []
-        for number, tensor in enumerate(self._saved_is_tensor):
-            (tensors if tensor else others).append(number)
-        position_of_saved = {number: position for position, number in enumerate((*tensors, *others))}
-        source = {argument: position_of_saved[number] for number, argument in backward.saved_arguments.items()}
-        for offset, (argument, _) in enumerate(self._cotangents):
-            source[argument] = len(self._saved) + offset
-        return tuple(source[argument] for argument in range(len(backward.arguments)))
+        gradient_of = {argument: result for result, argument in backward.gradient_results.items()}
+        self._gradients = (-1, *(gradient_of.get(argument, -1) for argument in range(len(forward.arguments))))
+        """What ``_Differentiated.backward`` returns, as backward results: -1 (the None after the
+        results) for the ``call`` argument, then per forward argument the result that is its
+        gradient, -1 where there is none."""
 
     def __call__(self, *args: object) -> list[object]:
         entry = [*args, *self.trailing] if self.trailing else list(args)
@@ -185,11 +181,9 @@ class TrainingCall:
                             "vmap, jacrev, ...): its backward is hopc's, not a formula torch.func can "
                             "transform; apply the transform to the eager program, or compute the "
                             "gradients with torch.autograd", _caller_location())
-        if self._all_tensors:
+        if self._all_tensors:  # unwrap_dead_wrappers's own test per argument costs about 1 us
             return _apply_function(self, *map(unwrap_if_dead, entry))
-        for index in self._tensor_arguments:
-            entry[index] = unwrap_if_dead(entry[index])
-        return _apply_function(self, *entry)
+        return _apply_function(self, *unwrap_dead_wrappers(entry))
 
     def _check_requires_grad(self, entry: Sequence[object]) -> None:
         if not torch.is_grad_enabled():
@@ -219,8 +213,9 @@ class TrainingCall:
                                           if isinstance(returned[position], torch.Tensor)))
         return tuple(returned)
 
-    def run_backward(self, ctx: torch.autograd.function.FunctionCtx, cotangents: Sequence[object]) -> list:
-        """The backward entry on the saved values and ``cotangents``: one gradient (or None) per entry argument."""
+    def run_backward(self, ctx: torch.autograd.function.FunctionCtx, cotangents: Sequence[object]) -> tuple:
+        """The backward entry on the saved values and ``cotangents``: None for the ``call``
+        argument of ``_Differentiated``, then one gradient (or None) per entry argument."""
         if torch.is_grad_enabled():
             raise double_backward_unsupported()
         at_hand = [*ctx.saved_tensors, *ctx.saved_others]
@@ -229,7 +224,7 @@ class TrainingCall:
             at_hand.append(cotangent.contiguous() if isinstance(cotangent, torch.Tensor) else cotangent)
         results = self._run_backward([at_hand[source] for source in self._backward_arguments])
         results.append(None)
-        return [results[result] for result in self._gradients]
+        return tuple([results[result] for result in self._gradients])
 
 
 class _Differentiated(torch.autograd.Function):
@@ -242,7 +237,7 @@ class _Differentiated(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx: torch.autograd.function.FunctionCtx, *cotangents: object) -> tuple:
-        return None, *ctx.call.run_backward(ctx, cotangents)
+        return ctx.call.run_backward(ctx, cotangents)
 
 
 _Differentiated._backward_cls.apply = _Differentiated.backward  # Note [autograd function entry]

@@ -139,7 +139,7 @@ def is_planned(launch: LaunchOp) -> bool:
     if kernel.kind.data != "extern":
         return True
     schema = lookup(kernel.computation[0].name)
-    if schema is None or schema.has_dynamic_output_shape or _resizes_out(launch):
+    if schema is None or schema.has_dynamic_output_shape or _resizes_out(schema.base_name, launch):
         return False
     out = lookup(f"aten.{schema.base_name}.out")
     return out is not None and out.is_out_variant and len(out.mutated_arguments) == len(launch.outputs)
@@ -171,10 +171,11 @@ def _free_buffer(buffers: list[Buffer], wanted: BufferType, position: int) -> Bu
     return next((b for b in buffers if b.type == wanted and b.live_until < position), None)
 
 
-def _resizes_out(launch: LaunchOp) -> bool:
+def _resizes_out(base_name: str, launch: LaunchOp) -> bool:
     """Whether the op's ``.out`` overload resizes a correctly shaped ``out``: PyTorch's
     ``matmul_out`` of a 1-d by an n-d operand writes an ``mm`` of shape [1, n] into it and
     squeezes it after, resizing it on the way (deprecated; an error in a later PyTorch)."""
+    if base_name != "matmul":
+        return False
     operand_types = [v.type for v in launch.arguments if isinstance(v.type, TensorType)]
-    return launch.kernel().computation[0].name == "aten.matmul" and len(operand_types) == 2 \
-        and operand_types[0].rank == 1 and operand_types[1].rank >= 2
+    return len(operand_types) == 2 and operand_types[0].rank == 1 and operand_types[1].rank >= 2
