@@ -64,6 +64,7 @@ _DYNAMO_CONFIG = {
     "specialize_float": True,
     "capture_profiler_record_function": True,
     "skip_nnmodule_hook_guards": False,  # Note [hook guards] in hopc.frontend.module_hooks
+    "record_runtime_overhead": False,  # Note [pre-graph profiler range]
 }
 
 
@@ -86,6 +87,19 @@ def dynamo_settings() -> Iterator[None]:
     so while a hopc-compiled program runs the profiler reports 0 us instead;
     guards are built, checked and evaluated exactly as before.
     ``tests/frontend/test_frontend_compile.py`` fails if Dynamo renames the profiler.
+
+    Note [pre-graph profiler range]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    With ``record_runtime_overhead`` (on by default), the bytecode Dynamo
+    writes for a frame calls two more functions on every call, each behind
+    Dynamo's ``disable`` wrapper, to open and close a "Pregraph bytecode"
+    range for ``torch.profiler`` around reading the graph's arguments. That
+    costs about 1.4 us per call on this machine, profiler on or off: a fifth
+    of Dynamo's whole per-call cost in front of a small graph (bench/cpu.py's
+    ``floor``). hopc compiles its frames without it; the profiler still shows
+    each compiled call (Dynamo's frame and the graph's own ops), only not that
+    range. The setting is read when the frame's bytecode is written, so like
+    the others it costs nothing per call.
     """
     with (torch._dynamo.config.patch(_DYNAMO_CONFIG),
           mock.patch.object(torch._dynamo.guards, "profile_guard_manager", _unprofiled_guards)):

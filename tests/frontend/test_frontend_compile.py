@@ -115,6 +115,23 @@ def test_guard_latency_is_not_profiled(monkeypatch):
     assert torch._dynamo.guards.profile_guard_manager is counting_profiler
 
 
+def _pregraph_ranges(compiled, x: torch.Tensor) -> int:
+    compiled(x)
+    with torch.profiler.profile() as profile:
+        compiled(x)
+    return sum(event.name == "Pregraph bytecode" for event in profile.events())
+
+
+def test_compiled_frames_open_no_pregraph_profiler_range():
+    """Note [pre-graph profiler range]: Dynamo's frames open the range per call, hopc's do not."""
+    x = torch.randn(3, 4)
+    with torch.no_grad():
+        assert _pregraph_ranges(torch.compile(torch.sin, backend="eager"), x) == 1  # Dynamo's name
+        torch._dynamo.reset()
+        assert _pregraph_ranges(hopc.compile(torch.cos), x) == 0
+    assert torch._dynamo.config.record_runtime_overhead  # the user's own setting is left alone
+
+
 def test_strided_inputs_are_read_with_their_strides():
     """``flatten`` copies a transposed input, as eager's reshape rule says: writing to it leaves x."""
     def flatten_and_bump(x):
