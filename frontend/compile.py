@@ -130,9 +130,24 @@ def _settings_while_compiling(callback: Callable) -> Callable:
     return compile_frame
 
 
+_active_transform = torch._C._functorch.peek_interpreter_stack
+"""The innermost active ``torch.func`` transform (``grad``, ``vmap``, ...), None outside them."""
+
+
 class CompiledProgram:
     """``program`` compiled by Dynamo with the hopc backend (see the module docstring); a
-    module's ``forward`` compiled apart (Note [module forward] in ``hopc.frontend.module_hooks``)."""
+    module's ``forward`` compiled apart (Note [module forward] in ``hopc.frontend.module_hooks``).
+
+    Note [calls under torch.func]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    Dynamo does not compile a frame called under a ``torch.func`` transform: it
+    runs it eagerly, and when that is the frame's first call, it marks the code
+    to be skipped for good, so every later call, transform or not, runs eagerly
+    too, with hopc never called. A call under a transform therefore runs
+    ``program`` eagerly here, as Dynamo would, without Dynamo seeing the frame:
+    the results are eager's and later plain calls still compile. The check
+    costs about 30 ns a call.
+    """
 
     def __init__(self, program: Callable, dynamic: bool | None, fullgraph: bool, executor: str,
                  frozen: FreezeOptions | None = None):
@@ -148,6 +163,8 @@ class CompiledProgram:
         self._compiled_forward = None if hooks.forward is None else context(hooks.forward)
 
     def __call__(self, *args: object, **kwargs: object) -> object:
+        if _active_transform() is not None:  # Note [calls under torch.func]
+            return self.program(*args, **kwargs)
         run = self._compiled_forward if self._hooks.runs_forward() else self._compiled
         try:
             return run(*args, **kwargs)

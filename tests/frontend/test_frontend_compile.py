@@ -132,6 +132,24 @@ def test_compiled_frames_open_no_pregraph_profiler_range():
     assert torch._dynamo.config.record_runtime_overhead  # the user's own setting is left alone
 
 
+@pytest.mark.parametrize("transform", ["grad", "vmap"])
+def test_a_first_call_under_torch_func_leaves_later_calls_compiled(transform, backend_calls):
+    """Note [calls under torch.func]: eager's answer under the transform, compiled after it."""
+    torch.manual_seed(0)
+    linear = torch.nn.Linear(4, 3)
+    compiled = hopc.compile(linear)
+    x = torch.randn(2, 4)
+    if transform == "grad":
+        gradient = torch.func.grad(lambda x: compiled(x).sum())(x)
+        torch.testing.assert_close(gradient, linear.weight.sum(0).expand(2, 4))
+    else:
+        batch = torch.randn(5, 2, 4)
+        torch.testing.assert_close(torch.func.vmap(compiled)(batch), linear(batch))
+    assert len(backend_calls) == 0
+    torch.testing.assert_close(compiled(x), linear(x))
+    assert len(backend_calls) == 1
+
+
 def test_strided_inputs_are_read_with_their_strides():
     """``flatten`` copies a transposed input, as eager's reshape rule says: writing to it leaves x."""
     def flatten_and_bump(x):
