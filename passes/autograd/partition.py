@@ -36,7 +36,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import networkx
 import sympy
 import torch
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
@@ -98,6 +97,8 @@ def choose_saved(forward_ops: Sequence[Operation], arguments: Sequence[SSAValue]
     needed = list(dict.fromkeys(needed))
     if not needed:
         return []
+    import networkx  # here, not at the top: 0.05 s that a first call without autograd need not pay
+
     facts = symbol_facts([*arguments, *needed])
     graph = networkx.DiGraph()
     for value in arguments:
