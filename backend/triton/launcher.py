@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from hopc.backend.interpreter_ops import bind_parameters
 from hopc.backend.runtime.plan import symbol_binders
 from hopc.backend.triton.autotune import AUTOTUNER
 from hopc.backend.triton.emit import EmittedKernel, emit_kernel
@@ -74,8 +73,9 @@ class Launcher:
     """
 
     def __init__(self, kernel: KernelOp, emitted: EmittedKernel):
-        self.input_types = kernel.input_types
-        bound_by_inputs = {symbol for symbol, _, _ in symbol_binders(self.input_types)}
+        self.input_binders = symbol_binders(kernel.input_types)
+        """(symbol, position in ``args``, dim) for each symbol the inputs' types bind."""
+        bound_by_inputs = {symbol for symbol, _, _ in self.input_binders}
         self.output_binders = [binder for binder in symbol_binders(kernel.output_types)
                                if binder[0] not in bound_by_inputs]
         """(symbol, position in ``outs``, dim) for each symbol the outputs' types bind and the
@@ -87,7 +87,8 @@ class Launcher:
     def __call__(self, args: Sequence[torch.Tensor | int], outs: Sequence[torch.Tensor]) -> None:
         layout = self.emitted.layout
         symbols: dict[str, int] = {}
-        bind_parameters(args, self.input_types, symbols)
+        for symbol, position, dim in self.input_binders:
+            symbols[symbol] = args[position] if dim is None else args[position].shape[dim]
         for symbol, position, dim in self.output_binders:
             symbols[symbol] = outs[position] if dim is None else outs[position].shape[dim]
         shape = [int(evaluate_dim(d, symbols)) for d in layout.shape]
