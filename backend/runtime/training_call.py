@@ -63,12 +63,12 @@ and calls the C entry ``torch._C._FunctionBase.apply``; ``TrainingCall``
 does the same. The Function defines no ``setup_context``, so ``apply``
 binds no default arguments, and under an active transform ``apply`` refuses
 it; ``TrainingCall`` refuses that call with a located ``HopcError`` instead.
-(``hopc.compile`` of a program never gets there: Dynamo runs a frame under a
-transform without its backend.) In the backward, the engine calls the
-node's ``apply``, which looks up the Function's ``backward`` (against a
-``vjp``) and whether it takes boxed gradients on every call; the node class
-of ``_Differentiated`` has its ``backward`` as ``apply`` instead, what that
-lookup returns. The per-call plans (which results are saved tensors, where
+(``hopc.compile`` of a program never gets there: it runs a call under a
+transform eagerly, Note [calls under torch.func] in ``hopc.frontend.compile``.)
+In the backward, the engine calls the node's ``apply``, which looks up the
+Function's ``backward`` (against a ``vjp``) and whether it takes boxed
+gradients on every call; the node class of ``_Differentiated`` has its
+``backward`` as ``apply`` instead, what that lookup returns. The per-call plans (which results are saved tensors, where
 each backward argument comes from, which result is each gradient) are made
 once, in ``__init__``.
 """
@@ -120,13 +120,13 @@ class TrainingCall:
         self._saved = tuple(saved[number] for number in range(len(saved)))
         """The forward's result index of each saved value, by number."""
         result_types = forward.function.function_type.outputs.data
-        is_tensor = [isinstance(result_types[index], TensorType) for index in self._saved]
-        at_hand = [number for number in range(len(saved)) if is_tensor[number]] + \
-                  [number for number in range(len(saved)) if not is_tensor[number]]
+        tensors = [number for number, index in enumerate(self._saved) if isinstance(result_types[index], TensorType)]
+        others = [number for number in range(len(self._saved)) if number not in tensors]
+        at_hand = tensors + others
         """The saved value numbers as ``run_backward`` has them at hand: the tensors (saved with
         ``ctx.save_for_backward``), then the other values, each in number order."""
-        self._saved_tensors = tuple(self._saved[number] for number in at_hand if is_tensor[number])
-        self._saved_others = tuple(self._saved[number] for number in at_hand if not is_tensor[number])
+        self._saved_tensors = tuple(self._saved[number] for number in tensors)
+        self._saved_others = tuple(self._saved[number] for number in others)
         """The forward's result index of each saved tensor, and of each other saved value, in order."""
         position_of = {result: position for position, result in enumerate(self._returned)}
         cotangents = backward.cotangent_arguments
