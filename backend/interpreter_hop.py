@@ -141,8 +141,9 @@ class HopImpls:
                    for index in range(_scanned_length(op, xs))]
         return _stack(stepped, op.outputs, frame)
 
-    @impl(hop.InvokeSubgraphOp)
-    def run_invoke_subgraph(self, op: hop.InvokeSubgraphOp, frame: Frame) -> list[object]:
+    @impl(hop.InvokeSubgraphOp, hop.AutogradFunctionOp)
+    def run_invoke_subgraph(self, op: hop.InvokeSubgraphOp | hop.AutogradFunctionOp,
+                            frame: Frame) -> list[object]:
         """Runs the subgraph in a scope of its own: its parameters bound afresh, no caller values."""
         subgraph = op.subgraph()
         if subgraph is None:

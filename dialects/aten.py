@@ -76,7 +76,7 @@ from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
-from hopc.dialects import aten_schema
+from hopc.dialects import aten_enums, aten_schema
 from hopc.dialects.aten_schema import Argument, Schema
 from hopc.ir.types import DTYPE_NAME_BY_ELEMENT_TYPE, ExprAttr, NoneAttr, TensorType
 
@@ -207,6 +207,9 @@ class AtenOp(IRDLOperation):
                     f"'{self.name}' argument '{argument.name}' of type {argument.type} "
                     f"cannot be {attribute}"
                 )
+            if (reason := aten_enums.invalid_value(argument.type, attribute)) is not None:
+                raise VerifyException(f"'{self.name}' argument '{argument.name}' of type "
+                                      f"{argument.type} cannot be {attribute}: {reason}")
 
     # ----------------------------------------------------------------- custom form
 

@@ -24,6 +24,9 @@ schema. What each says:
 - ``view``: a return aliases an argument it does not write (``Tensor(a)``):
   ``aten.view``, ``aten.select.int``, also ``aten.reshape`` and
   ``aten.contiguous``, which alias only when they can;
+- ``returns_input_storage`` and ``composite_implicit``: a return may share an
+  argument's storage though the schema declares no alias (Note [result
+  storage]);
 - ``view_copy``: the functional ``_copy`` variant of a view op
   (``aten.view_copy``, ``view_copy_variant``);
 - ``nondeterministic_seeded``: draws from the RNG state (``aten.rand``,
@@ -52,6 +55,12 @@ _DECODER = json.JSONDecoder()
 VIEW_TAG = "view"
 """hopc's own tag: a return aliases an argument (Note [op tags])."""
 
+RETURNS_INPUT_STORAGE_TAG = "returns_input_storage"
+"""hopc's own tag: PyTorch's kernel may return an argument's storage, undeclared (Note [result storage])."""
+
+COMPOSITE_IMPLICIT_TAG = "composite_implicit"
+"""hopc's own tag: the op runs a decomposition (a ``CompositeImplicitAutograd`` kernel)."""
+
 RECORDED_TAGS: tuple[str, ...] = (
     "core",
     "cudagraph_unsafe",
@@ -63,8 +72,13 @@ RECORDED_TAGS: tuple[str, ...] = (
     "reduction",
     VIEW_TAG,
     "view_copy",
+    RETURNS_INPUT_STORAGE_TAG,
+    COMPOSITE_IMPLICIT_TAG,
 )
-"""The tags the table records (Note [op tags]); all but ``view`` are ``torch.Tag`` names."""
+"""The tags the table records (Note [op tags]); all but ``DERIVED_TAGS`` are ``torch.Tag`` names."""
+
+DERIVED_TAGS = frozenset({VIEW_TAG, RETURNS_INPUT_STORAGE_TAG, COMPOSITE_IMPLICIT_TAG})
+"""The tags hopc derives (from the schema, torchgen and the dispatcher), not PyTorch's."""
 
 
 class _TypedEntry:

@@ -24,6 +24,11 @@ Random numbers: ``hop.get_rng_state`` and ``hop.set_rng_state`` on the
 ``!hop.rng_state`` type, which let a recomputed region draw again what it drew
 (Note [replaying random ops]), live in ``hopc.dialects.hop_rng``; registered
 and re-exported here as well.
+
+Custom autograd functions: ``hop.autograd_function``, a call of a forward
+subgraph whose backward is another, the user's (Note [custom autograd
+functions]), lives in ``hopc.dialects.hop_autograd_function``; registered and
+re-exported here.
 """
 
 from __future__ import annotations
@@ -62,6 +67,9 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from hopc.dialects.hop_autograd_function import (  # registered below, and re-exported
+    AutogradFunctionOp,
+)
 from hopc.dialects.hop_common import HopCanonicalizationPatterns, describe
 from hopc.dialects.hop_interface import (
     CalleeMemoryEffect,
@@ -652,6 +660,7 @@ Hop = Dialect(
         MapOp,
         SubgraphOp,
         InvokeSubgraphOp,
+        AutogradFunctionOp,
         SymbolOp,
         SymSizeOp,
         SymConstantOp,

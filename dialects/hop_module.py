@@ -342,6 +342,8 @@ class EntryOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind.data} ")
+        printer.print_string(" ")
+        printer.print_identifier_or_string_literal(self.kind.data)  # never raw text of a name
+        printer.print_string(" ")
         printer.print_attribute(self.function)
         printer.print_op_attributes(self.attributes)

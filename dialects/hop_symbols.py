@@ -160,14 +160,15 @@ class SymbolOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         low, high = self.value_range
+        printer.print_string(" ")
+        printer.print_symbol_name(self.symbol)  # quoted unless an identifier, as parse_symbol_name reads it
+        printer.print_string(" ")
+        printer.print_identifier_or_string_literal(self.kind.data)
         if self.is_float is not None:
-            printer.print_string(f" @{self.symbol} {self.kind.data} float")
+            printer.print_string(" float")
             printer.print_op_attributes(self.attributes)
             return
-        printer.print_string(
-            f" @{self.symbol} {self.kind.data} "
-            f"[{'-oo' if low is None else low}, {'oo' if high is None else high}]"
-        )
+        printer.print_string(f" [{'-oo' if low is None else low}, {'oo' if high is None else high}]")
         if self.hint is not None:
             printer.print_string(f" hint {self.hint_value}")
         printer.print_op_attributes(self.attributes)

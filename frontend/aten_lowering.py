@@ -15,7 +15,8 @@ decomposition run, which is exactly what the captured level wants:
   ``aten.layer_norm``), since decomposing them is a pass's decision;
 - HOPs stay calls with their subgraphs retraced the same way (``cond``,
   ``while_loop``, ``scan``, ``map_impl``, ``invoke_subgraph``, and ``wrap`` and
-  checkpoint through Note [kept regions]);
+  checkpoint through Note [kept regions], custom ``autograd.Function``s
+  through Note [kept autograd functions]);
 - sizes stay symbolic: the trace runs in Dynamo's fake mode, so its
   ``ShapeEnv`` names every size (and the runtime asserts, as
   ``_assert_scalar`` calls).
@@ -31,6 +32,7 @@ from torch._dispatch.python import enable_python_dispatcher
 from torch._subclasses.fake_tensor import FakeTensorMode, unset_fake_temporarily
 from torch.fx.experimental.proxy_tensor import make_fx
 
+from hopc.frontend.autograd_functions import keep_autograd_functions
 from hopc.frontend.cond_predicates import boolean_predicates
 from hopc.frontend.constant_hoisting import hoist_constants
 from hopc.frontend.errors import first_paragraph
@@ -69,12 +71,14 @@ def lower_to_aten(graph_module: torch.fx.GraphModule, fake_inputs: Sequence[obje
     The result has one placeholder per fake input, in order, and tensor
     attributes only at its top level (Note [hoisted constants]).
     ``graph_module``'s wrap and checkpoint calls are retargeted in place
-    (Note [kept regions]), and ``torch.func.grad`` regions are cut out
+    (Note [kept regions]), and so are custom autograd.Function calls (Note
+    [kept autograd functions]), and ``torch.func.grad`` regions are cut out
     (Note [functorch grad regions]); a ``cond`` predicate that is a
     one-element tensor becomes a 0-d bool tensor (``cond_predicates``), and
     ``while_loop`` carries ints as 0-d tensors (Note [int carries]).
     """
     keep_regions(graph_module)
+    keep_autograd_functions(graph_module)
     retarget_functorch_grad(graph_module)
     boolean_predicates(graph_module)
     tensor_int_carries(graph_module)

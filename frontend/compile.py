@@ -216,5 +216,5 @@ def _compile_module(module: ModuleOp, executor: str) -> ModuleCall | TrainingCal
         return TrainingCall(module.clone(), executor=executor)
     functional = run_pipeline(module.clone(), verify_each=False)
     if entry_signature(functional).requires_grad:
-        return differentiated_call(functional, executor=executor)
+        return differentiated_call(functional, executor=executor, check_grad=True)  # no guards
     return ModuleCall(functional, executor=executor)

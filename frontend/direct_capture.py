@@ -19,7 +19,9 @@ Dynamo, in three cases:
   inline, so every HOP entry point is replaced, for the duration of the
   trace, by one that raises ``NeedsDynamo`` (``_hop_entry_points``); so is
   the entry to a ``torch.func.grad`` or ``jvp`` level, whose functorch
-  wrappers the direct trace cannot see (Note [functorch grad regions]);
+  wrappers the direct trace cannot see (Note [functorch grad regions]),
+  and so is ``torch.autograd.Function.apply``, whose backward only Dynamo's
+  graph keeps (Note [kept autograd functions]);
 - the trace fails (data-dependent control flow, a bug in
   the program): Dynamo reports the construct at the user's line;
 - the trace made a shape symbol (an unbacked size from ``.item()`` or
@@ -134,7 +136,8 @@ def _hop_entry_points() -> Iterator[None]:
     imported it by) runs ``Wrap.__call__``; ``checkpoint`` runs
     ``CheckpointFunction`` or ``_checkpoint_without_reentrant_generator``;
     ``torch.func.grad`` and ``jvp`` enter their level by
-    ``_grad_increment_nesting`` and ``_jvp_increment_nesting``.
+    ``_grad_increment_nesting`` and ``_jvp_increment_nesting``; a custom
+    ``autograd.Function`` is applied by ``Function.apply``.
     """
     entry_points = [(_HOP_UTILITIES, "_hop_compile_and_call"),
                     (_INVOKE_SUBGRAPH, "invoke_subgraph_placeholder"),
@@ -142,7 +145,8 @@ def _hop_entry_points() -> Iterator[None]:
                     (torch.utils.checkpoint, "CheckpointFunction"),
                     (torch.utils.checkpoint, "_checkpoint_without_reentrant_generator"),
                     (_FUNCTORCH_TRANSFORMS, "_grad_increment_nesting"),
-                    (_FUNCTORCH_TRANSFORMS, "_jvp_increment_nesting")]
+                    (_FUNCTORCH_TRANSFORMS, "_jvp_increment_nesting"),
+                    (torch.autograd.Function, "apply")]
     with contextlib.ExitStack() as patches:
         for owner, name in entry_points:
             patches.enter_context(mock.patch.object(owner, name, _GIVE_UP))

@@ -42,6 +42,7 @@ from hopc.frontend.dynamo_capture import graph_fake_mode, lift_tensor_attributes
 from hopc.frontend.errors import user_location
 from hopc.frontend.module_import import BUFFER, PARAMETER, EntryArgument, import_module
 from hopc.frontend.no_grad_spans import detach_no_grad_spans
+from hopc.frontend.output_views import output_aliases
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.module import entry_functions, entry_signature
@@ -119,10 +120,10 @@ def graph_call(graph_module: torch.fx.GraphModule, example_inputs: list, *,
     """
     fake_mode = graph_fake_mode(graph_module)
     arguments = _graph_arguments(graph_module)
-    aliases = OutputAliases(graph_module)
     lifted = _lifted_arguments(lift_tensor_attributes(graph_module, None, fake_mode))
     graph_module.recompile()
     aten_graph = lower_to_aten(graph_module, [a.example for a in arguments + lifted], fake_mode)
+    aliases = output_aliases(aten_graph)  # before hopc's own detaches (Note [no-grad spans])
     if any(a.requires_grad for a in arguments + lifted):
         detach_no_grad_spans(aten_graph, [a.requires_grad for a in arguments + lifted])
     constants = _lifted_arguments(lift_tensor_attributes(aten_graph, None, fake_mode))
@@ -141,14 +142,16 @@ def graph_call(graph_module: torch.fx.GraphModule, example_inputs: list, *,
 
 
 def differentiated_call(module: ModuleOp, trailing: Sequence[torch.Tensor] = (),
-                        aliases: OutputAliases | None = None, *, executor: str) -> TrainingCall | ModuleCall:
+                        aliases: OutputAliases | None = None, *, executor: str,
+                        check_grad: bool = False) -> TrainingCall | ModuleCall:
     """The call of ``module`` (functional, symbol-closed, arguments marked ``{hop.requires_grad}``)
     differentiated by the ``autograd`` pass; a plain call where no output depends on a marked
-    argument (an ``argmax``), which the pass leaves without a backward."""
+    argument (an ``argmax``), which the pass leaves without a backward. ``check_grad`` is for
+    a call no guard settles (``ModuleCall``'s)."""
     module = differentiated(module)
     if "backward" not in entry_functions(module):
-        return ModuleCall(module, trailing, aliases, executor=executor, check_grad=False)
-    return TrainingCall(module, trailing, aliases, executor=executor, check_grad=False)
+        return ModuleCall(module, trailing, aliases, executor=executor, check_grad=check_grad)
+    return TrainingCall(module, trailing, aliases, executor=executor, check_grad=check_grad)
 
 
 def differentiated(module: ModuleOp) -> ModuleOp:

@@ -44,6 +44,7 @@ programs are compiled with ``dynamic=True``. Assigning new weights
 
 from __future__ import annotations
 
+import threading
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ from xdsl.dialects.builtin import ModuleOp
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.frontend.errors import user_location
 from hopc.ir.diagnostics import HopcError
+from hopc.ir.resources import BlobOwner
 from hopc.ir.verify import verify_module
 from hopc.passes.freeze import DEFAULT_MAX_CONSTANT_BYTES, freeze
 from hopc.passes.pipeline import run_pipeline
@@ -77,12 +79,36 @@ def frozen_backend(backend: Callable, graph_module: torch.fx.GraphModule, exampl
     return FrozenCall(call, executor, options)
 
 
+@dataclass(frozen=True)
+class Freezing:
+    """One freeze of a ``FrozenCall``'s module, replaced whole by a refreeze (Note [freeze guard]).
+
+    Invariant: ``frozen`` holds each frozen entry position with the tensor
+    frozen there, its ``_version`` and data pointer then; the other positions
+    (``kept``) go to ``run``, which owns the blobs of the frozen constants
+    (Note [owned blobs] in ``hopc.ir.resources``).
+    """
+
+    frozen: tuple[tuple[int, torch.Tensor, int, int], ...]
+    kept: tuple[int, ...]
+    run: ModuleCall
+
+    def unchanged(self, entry: Sequence[object]) -> bool:
+        """Whether every tensor ``entry`` passes at a frozen position is the one frozen, unchanged."""
+        for index, tensor, version, pointer in self.frozen:
+            value = entry[index]
+            if value is not tensor or value._version != version or value.data_ptr() != pointer:
+                return False
+        return True
+
+
 class FrozenCall:
     """Runs ``call``'s module frozen on the values of each call's globals (module docstring).
 
-    Invariant: after a call, ``frozen`` holds each frozen entry position with
-    the tensor frozen there, its ``_version`` and data pointer then (Note
-    [freeze guard]); the other positions (``kept``) go to ``run``.
+    ``freezing`` is the current freeze, read once per call and replaced whole,
+    so a call in another thread runs the freeze it read, never half of two
+    (Note [concurrent calls] in ``hopc.backend.runtime.module_call``); a
+    refreeze drops the previous one, and its constants with it.
     """
 
     def __init__(self, call: ModuleCall, executor: str, options: FreezeOptions):
@@ -92,26 +118,26 @@ class FrozenCall:
         self.executor = executor
         self.options = options
         self.signature = call.signature
-        self.frozen: list[tuple[int, torch.Tensor, int, int]] = []
-        self.kept: list[int] = []
-        self.run: ModuleCall | None = None
+        self.freezing: Freezing | None = None
+        self._refreezing = threading.Lock()
 
     def __call__(self, *args: object) -> list[object]:
         entry = [*args, *self.trailing]
-        if self.run is None or not self._unchanged(entry):
-            self._freeze(entry)
-        assert self.run is not None
-        outputs = self.run(*(entry[i] for i in self.kept))
-        return self.aliases.restore(args, outputs) if self.aliases else outputs
+        freezing = self.freezing
+        if freezing is None or not freezing.unchanged(entry):
+            freezing = self._refreeze(entry)
+        outputs = freezing.run(*(entry[i] for i in freezing.kept))
+        return self.aliases.restore(entry, outputs) if self.aliases else outputs
 
-    def _unchanged(self, entry: Sequence[object]) -> bool:
-        for index, tensor, version, pointer in self.frozen:
-            value = entry[index]
-            if value is not tensor or value._version != version or value.data_ptr() != pointer:
-                return False
-        return True
+    def _refreeze(self, entry: list[object]) -> Freezing:
+        """The freeze for ``entry``'s values: the current one where another thread just made it."""
+        with self._refreezing:
+            freezing = self.freezing
+            if freezing is None or not freezing.unchanged(entry):
+                freezing = self.freezing = self._freeze(entry)
+            return freezing
 
-    def _freeze(self, entry: list[object]) -> None:
+    def _freeze(self, entry: list[object]) -> Freezing:
         _check_inference(self.signature.user_inputs, entry)
         globals_ = {i: name for i, (_, name) in self.signature.globals_by_argument.items()
                     if isinstance(entry[i], torch.Tensor)}
@@ -122,23 +148,30 @@ class FrozenCall:
         # storage's size; a tensor to release afterwards is converted from a copy.
         values = {name: entry[i].detach().clone() if self.options.drop_parameters else entry[i].detach()
                   for i, name in globals_.items()}
-        frozen_names = set(freeze(module, values, max_constant_bytes=self.options.max_constant_bytes).frozen)
+        owner = BlobOwner()
+        report = freeze(module, values, max_constant_bytes=self.options.max_constant_bytes, blob_owner=owner)
+        frozen_names = set(report.frozen)
         positions = [i for i, name in globals_.items() if name in frozen_names]
         if self.options.drop_parameters:
             _release([entry[i] for i in positions], [entry[i] for i in range(len(entry)) if i not in positions])
-        self.frozen = [(i, entry[i], entry[i]._version, entry[i].data_ptr()) for i in positions]
-        self.kept = [i for i in range(len(entry)) if i not in positions]
-        self.run = ModuleCall(module, executor=self.executor, check_grad=False)
+        run = ModuleCall(module, executor=self.executor, check_grad=False)
+        owner.release_with(run)
+        return Freezing(tuple((i, entry[i], entry[i]._version, entry[i].data_ptr()) for i in positions),
+                        tuple(i for i in range(len(entry)) if i not in positions), run)
 
 
 def frozen_module_call(module: ModuleOp, executor: str) -> ModuleCall:
     """A hop-level ``module`` through the pipeline and ``--freeze`` with its globals' values; the
-    call takes the frozen entry's arguments (the user inputs, then the globals left)."""
+    call takes the frozen entry's arguments (the user inputs, then the globals left) and owns
+    the blobs of the constants freezing makes (Note [owned blobs] in ``hopc.ir.resources``)."""
     verify_module(module)
     functional = run_pipeline(module.clone(), verify_each=False)
-    freeze(functional)
+    owner = BlobOwner()
+    freeze(functional, blob_owner=owner)
     verify_module(functional)
-    return ModuleCall(functional, executor=executor)
+    call = ModuleCall(functional, executor=executor)
+    owner.release_with(call)
+    return call
 
 
 def _check_inference(user_inputs: Sequence[int], entry: Sequence[object]) -> None:

@@ -30,6 +30,34 @@ captured program thus computes the gradient with ATen ops
 (``nll_loss_backward``, ``mm``, ...), in every graph of the module, scan and
 map bodies included. A nested transform (``grad(grad(f))``) is refused,
 located.
+
+Note [gradients through a grad region]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+functorch's ``grad`` differentiates with ``create_graph=True``: the gradient
+it returns is itself a differentiable function of the region's inputs, and
+eager sends an outer ``backward`` through it (a loss on a gradient, a scan
+that accumulates ``grad_and_value`` of a chunked loss). hopc's autograd
+differentiates the traced ATen graph, which is that function, provided that
+only what eager does not differentiate at the outer level stops gradients
+there. The trace below autograd holds ``aten.detach`` for three reasons:
+
+- the level changes (``_wrap_for_grad``, ``_unwrap_for_grad``): to the outer
+  level both are the identity (the level-1 wrapper of a tensor that requires
+  grad passes gradients to it);
+- autograd's saved outputs (``detach(tanh)``, read by ``tanh_backward``): with
+  ``create_graph`` eager unpacks them with their history, so they are the
+  identity too;
+- the user's ``detach`` inside the region, and the reads of a
+  ``torch.no_grad()`` span's results after it: these stop gradients at every
+  level.
+
+So, before the trace, the user's detaches become ``stop_gradient`` (an
+``aten.detach_copy`` of a detached tensor, which stops the inner gradient
+and, as ``detach_copy``, hopc's), as does every value a no-grad span makes
+and the region reads after the span; after the trace every ``aten.detach``
+left becomes an ``aten.alias``, the identity. An in-place change inside a no-grad
+span of a region is refused, located: which level's history it joins is
+not expressible in the traced graph.
 """
 
 from __future__ import annotations
@@ -52,15 +80,37 @@ _LEVEL_CHANGES = frozenset({_functorch._wrap_for_grad, _functorch._unwrap_for_gr
                             predispatch._unwrap_for_grad})
 
 
+_RETARGETED = {torch.ops.aten.detach.default: torch.ops.aten.alias.default,
+               torch.ops.aten._efficientzerotensor.default: torch.ops.aten.zeros.default}
+"""What ``grad_region`` makes of ops of the trace."""
+
+
 def _leave_level(tensor: torch.Tensor, level: int) -> torch.Tensor:
-    """Stands for ``_wrap_for_grad`` and ``_unwrap_for_grad``: a new autograd leaf."""
+    """Stands for ``_wrap_for_grad`` and ``_unwrap_for_grad``: a new autograd leaf
+    (an ``aten.detach`` in the trace, which ``grad_region`` makes the identity)."""
     return tensor.detach()
 
 
+def stop_gradient(tensor: torch.Tensor) -> torch.Tensor:
+    """``tensor.detach()`` at every level: the inner autograd's and hopc's
+    (Note [gradients through a grad region])."""
+    return torch.ops.aten.detach_copy.default(tensor.detach())
+
+
 def grad_region(region: torch.fx.GraphModule, *inputs: object) -> tuple:
-    """``region(*inputs)``, traced below autograd, then run (Note [functorch grad regions])."""
+    """``region(*inputs)``, traced below autograd, then run (Note [functorch grad regions]).
+
+    Every ``aten.detach`` of the trace becomes an ``aten.alias``: what stops
+    gradients there is a ``stop_gradient`` (Note [gradients through a grad region]);
+    every ``_efficientzerotensor`` a ``zeros`` (Note [materialized zeros] in
+    ``hopc.passes.autograd.derivatives``).
+    """
     with disable_proxy_modes_tracing():
         traced = make_fx(region, tracing_mode="real", _allow_non_fake_inputs=True)(*inputs)
+    for old, new in _RETARGETED.items():
+        for node in traced.graph.find_nodes(op="call_function", target=old):
+            node.target = new
+    traced.recompile()
     return traced(*inputs)
 
 
@@ -107,10 +157,15 @@ def _cut_region(module: torch.fx.GraphModule, entry: torch.fx.Node, name: str) -
     region = torch.fx.Graph()
     copies = {i: region.placeholder(i.name) for i in inputs}
     for n in nodes:
+        if _is_detach(n):
+            copies[n] = region.call_function(stop_gradient, (copies[n.args[0]],))
+            copies[n].meta = dict(n.meta)
+            continue
         copies[n] = region.node_copy(n, copies.__getitem__)
         if n.target in _LEVEL_CHANGES:
             copies[n].target = _leave_level
     region.output(tuple(copies[n] for n in outputs))
+    _stop_no_grad_results(region)
     module.add_submodule(name, torch.fx.GraphModule(module, region))
     graph = module.graph
     with graph.inserting_before(exit_node):
@@ -123,3 +178,52 @@ def _cut_region(module: torch.fx.GraphModule, entry: torch.fx.Node, name: str) -
             output.replace_all_uses_with(result, lambda user: user not in inside)
     for n in [exit_node, *reversed(nodes), entry]:
         graph.erase_node(n)
+
+
+_DETACHES = frozenset({torch.detach, torch.Tensor.detach, torch.ops.aten.detach.default})
+
+
+def _is_detach(node: torch.fx.Node) -> bool:
+    """Whether ``node`` is the user's ``x.detach()`` (a method call or a function)."""
+    if node.op == "call_method":
+        return node.target == "detach"
+    return node.op == "call_function" and node.target in _DETACHES
+
+
+def _changes_in_place(node: torch.fx.Node) -> bool:
+    """Whether ``node`` (a Dynamo node) changes a tensor in place: ``x.add_(1)``, ``x[i] = v``."""
+    if node.target is operator.setitem:
+        return True
+    schema = getattr(node.target, "_schema", None)
+    if schema is not None:
+        return schema.is_mutable
+    name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
+    return node.op in ("call_method", "call_function") and name.endswith("_") and not name.startswith("_")
+
+
+def _stop_no_grad_results(region: torch.fx.Graph) -> None:
+    """Reads every tensor a no-grad span of ``region`` makes through a ``stop_gradient`` after
+    the span; an in-place change in a span is a located error
+    (Note [gradients through a grad region])."""
+    enabled = True
+    made_without_grad: dict[torch.fx.Node, torch.fx.Node | None] = {}
+    for node in list(region.nodes):
+        if node.op == "call_function" and node.target is torch._C._set_grad_enabled:
+            enabled = bool(node.args[0])
+            continue
+        if not enabled:
+            if node.op != "placeholder" and _changes_in_place(node):
+                raise unsupported(node, "an in-place change under torch.no_grad() inside a "
+                                        "torch.func transform")
+            made_without_grad[node] = None
+            continue
+        for value in node.all_input_nodes:
+            if value not in made_without_grad or \
+                    not isinstance(value.meta.get("example_value"), torch.Tensor):
+                continue
+            if made_without_grad[value] is None:
+                with region.inserting_before(node):
+                    stopped = region.call_function(stop_gradient, (value,))
+                stopped.meta = dict(value.meta)
+                made_without_grad[value] = stopped
+            node.replace_input_with(value, made_without_grad[value])

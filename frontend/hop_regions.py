@@ -10,9 +10,11 @@ op of ``hopc.dialects.hop`` whose docstring states the same semantics:
     invoke_subgraph(subgraph, identifier, *operands)         -> hop.invoke_subgraph
     hopc_wrap(body, *operands)                               -> hop.wrap
     hopc_checkpoint(body, *operands)                         -> hop.checkpoint
+    hopc_autograd_function(fwd, bwd, gradients, *operands)   -> hop.autograd_function
 
 (``hopc_wrap`` and ``hopc_checkpoint`` stand for ``wrap`` and
-``checkpoint``, Note [kept regions].) Each subgraph is imported by a nested
+``checkpoint``, Note [kept regions]; ``hopc_autograd_function`` for
+``autograd_function_apply``, Note [kept autograd functions].) Each subgraph is imported by a nested
 ``GraphImporter`` into a block whose arguments have the types the op's
 verifier expects; ``scan`` reverses by flipping its operands before and after
 (``torch._higher_order_ops.scan``), so its ``reverse`` flag is never set here.
@@ -42,6 +44,7 @@ class RegionImports:
         "invoke_subgraph": "invoke_subgraph",
         "hopc_wrap": "wrap",
         "hopc_checkpoint": "checkpoint",
+        "hopc_autograd_function": "autograd_function",
     }
     """``HigherOrderOperator.name()`` -> the suffix of its import method."""
 
@@ -117,6 +120,20 @@ class RegionImports:
 
     def _import_checkpoint(self, node: torch.fx.Node) -> None:
         self._import_single_body(node, hop.CheckpointOp)
+
+    def _import_autograd_function(self, node: torch.fx.Node) -> None:
+        """Both bodies become shared subgraphs: the forward on the operands, the backward on
+        one cotangent per output then the saved values, which are the call's results in order."""
+        forward, backward, gradients, *operands = node.args
+        inputs = self.values_of(operands, node)
+        types, result_types = self._types(inputs), self.result_types(node)
+        outputs, _saved = self.modules[forward].graph.output_node().args[0]
+        forward_name = self.imports.shared_subgraph(self.modules[forward], types,
+                                                    lambda: self._region(forward, types, node))
+        backward_name = self.imports.shared_subgraph(self.modules[backward], result_types,
+                                                     lambda: self._region(backward, result_types, node))
+        self._define(node, hop.AutogradFunctionOp(
+            forward_name, backward_name, inputs, result_types, len(outputs), gradients), several=True)
 
     def _import_single_body(self, node: torch.fx.Node,
                             op_class: type[hop.WrapOp] | type[hop.CheckpointOp]) -> None:

@@ -11,6 +11,7 @@ are 1-based.
 
 from __future__ import annotations
 
+import importlib.util
 import linecache
 import os
 import re
@@ -20,13 +21,15 @@ import torch
 import torch.fx
 from xdsl.dialects.builtin import LocationAttr, UnknownLoc
 
-import hopc
 from hopc.ir.diagnostics import Location
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>.*)$')
 _TORCH_SOURCES = os.path.dirname(torch.__file__) + os.sep
-_HOPC_SOURCES = tuple(os.path.dirname(os.path.abspath(path)) + os.sep
-                      for path in (__file__, hopc.__file__))
+_HOPC_SOURCES = tuple(os.path.abspath(folder) + os.sep
+                      for package in ("hopc", "hopc.ir", "hopc.dialects", "hopc.passes",
+                                      "hopc.frontend", "hopc.backend")
+                      for folder in importlib.util.find_spec(package).submodule_search_locations)
+"""The folders of hopc's packages (in an editable install, each a top-level folder of the checkout)."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ def is_torch_source(path: str) -> bool:
 
 
 def is_hopc_source(path: str) -> bool:
-    """Whether ``path`` is one of the frontend's sources (or ``hopc``'s entry points)."""
+    """Whether ``path`` is one of hopc's own source files."""
     return path.startswith(_HOPC_SOURCES)
 
 

@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, DenseReso
 from xdsl.dialects.builtin import TensorType as BuiltinTensorType
 
 from hopc.dialects.hop_module import BufferOp, ConstantOp, ParameterOp
-from hopc.ir.resources import BLOBS, HANDLE, blob_data, encode_blob, handle_for
+from hopc.ir.resources import BLOBS, HANDLE, BlobOwner, blob_data, encode_blob, handle_for
 from hopc.ir.torch_values import dtype_of, element_type_of
 from hopc.ir.types import TensorType
 
@@ -52,21 +52,23 @@ def _raw_bytes(tensor: torch.Tensor) -> bytes:
     return flat.view(torch.uint8).numpy().tobytes()
 
 
-def tensor_value(name: str, tensor: torch.Tensor) -> TensorValue:
+def tensor_value(name: str, tensor: torch.Tensor, owner: BlobOwner | None = None) -> TensorValue:
     """The value attribute holding ``tensor``'s elements: inline up to ``INLINE_ELEMENT_LIMIT``
-    elements, else a ``dense_resource`` whose handle is made from ``name`` (Note [constant
-    values]). ValueError for a dtype hopc's types do not hold."""
+    elements, else a ``dense_resource`` whose handle is made from ``name``, its blob held by
+    ``owner`` or for good (Note [constant values], Note [owned blobs] in ``hopc.ir.resources``).
+    ValueError for a dtype hopc's types do not hold."""
     shaped = BuiltinTensorType(element_type_of(tensor.dtype), list(tensor.shape))
     if tensor.numel() <= INLINE_ELEMENT_LIMIT:
         if tensor.dtype == torch.bool:  # xDSL's inline form of true is 0xff
             tensor = tensor.to(torch.int8).neg()
         return DenseIntOrFPElementsAttr(shaped, BytesAttr(_raw_bytes(tensor)))
     blob = encode_blob(_raw_bytes(tensor), tensor.element_size())
-    return DenseResourceAttr.from_params(BLOBS.intern(handle_for(name), blob), shaped)
+    return DenseResourceAttr.from_params(BLOBS.intern(handle_for(name), blob, owner), shaped)
 
 
-def constant_op(name: str, tensor: torch.Tensor) -> ConstantOp:
-    """``hop.constant @name = <tensor's elements> : ...`` (Note [constant values]).
+def constant_op(name: str, tensor: torch.Tensor, owner: BlobOwner | None = None) -> ConstantOp:
+    """``hop.constant @name = <tensor's elements> : ...`` (Note [constant values]), a blob
+    it needs held by ``owner`` (``tensor_value``).
 
     ValueError where ``name`` is empty (a symbol name is any other string, printed quoted
     where it is not an identifier: ``@"0.weight"``) or hopc's types do not hold ``tensor``'s
@@ -74,7 +76,7 @@ def constant_op(name: str, tensor: torch.Tensor) -> ConstantOp:
     """
     if not name:
         raise ValueError("a constant's name is a symbol name, which is never empty")
-    value = tensor_value(name, tensor)
+    value = tensor_value(name, tensor, owner)
     return ConstantOp(name, value, TensorType(tuple(tensor.shape), value.type.get_element_type()))
 
 

@@ -30,13 +30,39 @@ whose handle ``w`` is bound to other bytes (two files that both name a blob
 ``w``) binds the new bytes to a fresh handle and ``rename_resources``
 rewrites the parsed module to it (``hopc.ir.parse`` does both), so a module's
 text parses back to the same text, and to the same bytes, however many
-modules the process holds. Blobs are never freed: as in an MLIR context,
-they live as long as the store.
+modules the process holds. A blob bound so lives as long as the store, as
+in an MLIR context; one bound for an owner lives as long as its owners
+(Note [owned blobs]).
+
+Note [owned blobs]
+~~~~~~~~~~~~~~~~~~
+A compiled artifact makes constants of its own at run time: each (re)freeze
+of a frozen call (``hopc.frontend.freezing``) folds the current weights into
+new blobs, and blobs that lived as long as the process would pile up with
+every refreeze (50 refreezes of a 2 MiB model held 140 MB more, after the
+compiled program was gone). So ``intern`` takes an ``owner``, a
+``BlobOwner`` standing for the artifact whose module references the blob,
+and the owner's blobs are released with it: ``owner.release_with(artifact)``
+releases them when the artifact is collected. The store counts the owners
+of each owned handle; a blob is unbound when its last owner is released,
+and stays bound for good once interned without an owner (parsed text
+referencing it, a pass run from ``hopc-opt``). A released handle is retired,
+never bound again: a module that outlived its owner (a copy taken from the
+artifact) finds no blob there (``KeyError``, a verifier error), never other
+bytes. The artifact must keep every module that reads the blobs; the
+runtime does (a ``ModuleCall`` holds its module, and what an executor
+prepares from it: Note [compiled executors] in
+``hopc.backend.runtime.executors``). An owner is released from a finalizer,
+which may run in the middle of the store's own work (a collection there):
+it is released at once where the store is free, else by the store's next
+``intern`` or ``release``.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 from collections.abc import Iterable, Iterator
 
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
@@ -84,31 +110,89 @@ def parse_blob_text(text: str) -> bytes:
     return blob
 
 
+class BlobOwner:
+    """The blobs interned for one artifact, released together (Note [owned blobs])."""
+
+    def __init__(self) -> None:
+        self.handles: set[str] = set()
+        """The handles this owner holds, each counted once in the store."""
+
+    def release_with(self, artifact: object) -> None:
+        """Releases this owner's blobs when ``artifact`` is collected."""
+        weakref.finalize(artifact, BLOBS.release, self)
+
+
 class ResourceBlobs(OpAsmDialectInterface):
     """The process's resource blobs: handle -> blob (Note [one blob store]).
 
-    Invariant: a bound handle is never rebound, and every handle is a ``HANDLE``, so the
-    resource section prints it bare. xDSL's parser calls
-    ``declare_resource`` and ``parse_resource``; hopc's parser calls
-    ``intern`` itself, to rename instead of failing on a clash.
+    Invariant: a handle is bound to one blob at most once (a released one is retired), and
+    every handle is a ``HANDLE``, so the resource section prints it bare; a handle in
+    ``_owner_counts`` is held by that many live owners, any other bound handle for good (Note
+    [owned blobs]). xDSL's parser calls ``declare_resource`` and ``parse_resource``; hopc's
+    parser calls ``intern`` itself, to rename instead of failing on a clash.
     """
 
     def __init__(self) -> None:
         super().__init__()
         self._blobs: dict[str, bytes] = {}
+        self._owner_counts: dict[str, int] = {}
+        self._retired: set[str] = set()
+        self._lock = threading.Lock()
+        self._to_release: list[BlobOwner] = []
+        """Owners released while the store was busy (Note [owned blobs])."""
 
-    def intern(self, handle: str, blob: bytes) -> str:
+    def __len__(self) -> int:
+        """The number of blobs bound."""
+        return len(self._blobs)
+
+    def intern(self, handle: str, blob: bytes, owner: BlobOwner | None = None) -> str:
         """The handle that names ``blob``: ``handle`` when it is free or names equal bytes,
-        else the first free (or equal) ``handle_1``, ``handle_2``, ... ValueError where
+        else the first free (or equal) ``handle_1``, ``handle_2``, ...; held by ``owner``
+        where one is given, for good otherwise (Note [owned blobs]). ValueError where
         ``handle`` is not a ``HANDLE``."""
         if not HANDLE.fullmatch(handle):
             raise ValueError(f"resource handle {handle!r} is not an identifier ({HANDLE.pattern})")
-        candidate, counter = handle, 0
-        while (bound := self._blobs.get(candidate)) is not None and bound != blob:
-            counter += 1
-            candidate = f"{handle}_{counter}"
-        self._blobs[candidate] = blob
+        with self._lock:
+            candidate, counter = handle, 0
+            while candidate in self._retired or self._blobs.get(candidate, blob) != blob:
+                counter += 1
+                candidate = f"{handle}_{counter}"
+            if candidate not in self._blobs:
+                self._blobs[candidate] = blob
+                if owner is not None:
+                    self._owner_counts[candidate] = 0
+            elif owner is None:
+                self._owner_counts.pop(candidate, None)
+            if owner is not None and candidate in self._owner_counts and candidate not in owner.handles:
+                owner.handles.add(candidate)
+                self._owner_counts[candidate] += 1
+        self._release_pending()
         return candidate
+
+    def release(self, owner: BlobOwner) -> None:
+        """Unbinds each blob that no owner but ``owner`` holds (Note [owned blobs])."""
+        self._to_release.append(owner)
+        self._release_pending()
+
+    def _release_pending(self) -> None:
+        if not self._lock.acquire(blocking=False):
+            return  # the store is busy; its next intern or release does it
+        try:
+            while self._to_release:
+                owner = self._to_release.pop()
+                for handle in owner.handles:
+                    count = self._owner_counts.get(handle)
+                    if count is None:
+                        continue  # interned for good since
+                    if count > 1:
+                        self._owner_counts[handle] = count - 1
+                        continue
+                    del self._owner_counts[handle]
+                    del self._blobs[handle]
+                    self._retired.add(handle)
+                owner.handles.clear()
+        finally:
+            self._lock.release()
 
     def blob(self, handle: str) -> bytes | None:
         """The blob ``handle`` names, or None when nothing is bound to it."""

@@ -141,7 +141,11 @@ def _value(schema_type: str, attribute: Attribute, symbols: Mapping[str, int],
 
 def _value_of_string(schema_type: str, text: str, argument: Argument) -> object:
     if schema_type == "Device":
-        return torch.device(text)
+        try:
+            return torch.device(text)
+        except RuntimeError:
+            raise ValueError(f"argument '{argument.name}' ({argument.type}): "
+                             f"'{text}' is not a torch Device") from None
     expected = {"Layout": torch.layout, "MemoryFormat": torch.memory_format}.get(schema_type)
     if expected is None:
         return text

@@ -5,7 +5,9 @@ arguments and returns as PyTorch declares them, so that the ``aten`` dialect can
 represent any ATen operator without importing torch (the way torch-mlir
 generates its op table), and with the op tags that passes ask about
 (``aten_schema.RECORDED_TAGS``: PyTorch's ``torch.Tag``s of the overload, plus
-``view`` where a return aliases an argument). Run it after a torch upgrade:
+hopc's ``DERIVED_TAGS``: ``view`` where a return aliases an argument, and the
+two tags of Note [result storage] in ``hopc.dialects.aten_storage``). Run it
+after a torch upgrade:
 
     python scripts/generate_aten_table.py
 """
@@ -16,8 +18,15 @@ import re
 
 import torch
 from torchgen.model import FunctionSchema
+from torchgen.packaged.autograd.gen_inplace_or_view_type import ALL_VIEW_FUNCTIONS, RETURNS_VIEWS_OF_INPUT
+from torchgen.packaged.autograd.gen_variable_type import DONT_ENFORCE_STORAGE_IMPL_USE_COUNT
 
-from hopc.dialects.aten_schema import RECORDED_TAGS, VIEW_TAG
+from hopc.dialects.aten_schema import COMPOSITE_IMPLICIT_TAG, RECORDED_TAGS, RETURNS_INPUT_STORAGE_TAG, VIEW_TAG
+
+UNDECLARED_STORAGE_SHARING = (set(ALL_VIEW_FUNCTIONS) | RETURNS_VIEWS_OF_INPUT | DONT_ENFORCE_STORAGE_IMPL_USE_COUNT)
+"""Base names whose results may share an argument's storage, by torchgen's own lists: views
+(``_unsafe_view``, a view autograd does not track, among them) and the ops exempt from
+its check that a non-view result owns its storage (Note [result storage])."""
 
 _LIST_DEFAULT = re.compile(r"=\[([^\]]*)\]")
 
@@ -43,14 +52,31 @@ def _return_record(ret) -> list:
 
 def _tags(base: str, overload: str, parsed: FunctionSchema) -> list[str]:
     """The recorded tags of an overload, sorted: its ``torch.Tag``s among
-    ``RECORDED_TAGS``, and ``view`` where a return aliases an argument without
-    writing it (``Tensor(a)``, as ``view`` and ``reshape`` return)."""
+    ``RECORDED_TAGS``, ``view`` where a return aliases an argument without
+    writing it (``Tensor(a)``, as ``view`` and ``reshape`` return), and the
+    tags of Note [result storage]."""
     packet = getattr(torch.ops.aten, base, None)
     op = getattr(packet, overload or "default", None) if packet is not None else None
     tags = {tag.name for tag in op.tags} & set(RECORDED_TAGS) if op is not None else set()
-    if any(r.annotation is not None and not r.annotation.is_write for r in parsed.returns):
+    declared = any(r.annotation is not None and not r.annotation.is_write for r in parsed.returns)
+    if declared:
         tags.add(VIEW_TAG)
+    tensor_returns = any("Tensor" in str(r.type) for r in parsed.returns) \
+        and all(r.annotation is None for r in parsed.returns)  # an out= or in-place op returns what it writes
+    if tensor_returns and not declared and base in UNDECLARED_STORAGE_SHARING:
+        tags.add(RETURNS_INPUT_STORAGE_TAG)
+    if tensor_returns and op is not None and _has_composite_implicit_kernel(op):
+        tags.add(COMPOSITE_IMPLICIT_TAG)
     return sorted(tags)
+
+
+def _has_composite_implicit_kernel(op: torch._ops.OpOverload) -> bool:
+    """Whether the dispatcher runs ``op`` as a decomposition; False for an op only
+    TorchScript registers (``aten::as_tensor.bool``), which the dispatcher does not know."""
+    try:
+        return op.has_kernel_for_dispatch_key(torch._C.DispatchKey.CompositeImplicitAutograd)
+    except RuntimeError:
+        return False
 
 
 def schema_records() -> dict[str, dict]:

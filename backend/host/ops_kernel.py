@@ -26,7 +26,9 @@ that writes ``out=`` a tensor allocated by a call of its own before it
 executor a ``kernel.alloc`` emits no code, and the buffer's first writer,
 which ``plan-memory`` places right after it in the same block, allocates
 it: its last op is called without ``out=`` and its result is the buffer
-(a yield that is a kernel argument is cloned, never shared). Later writers
+(a yield that may share a kernel argument's storage, the argument itself
+or a view of it, is cloned, never shared: Note [result storage] in
+``hopc.dialects.aten_storage``). Later writers
 of the buffer (reuse, in place) write ``out=`` it as before, but one whose
 op has no ``out=`` overload (``threshold_backward``) does not copy its
 result in: the result becomes the buffer from there on, as if allocated
@@ -47,6 +49,7 @@ from hopc.backend.host.codegen import LOWERINGS, HostBuilder
 from hopc.backend.host.names import FUNCTION
 from hopc.backend.host.ops_aten import call_source, out_variant
 from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_storage import shared_arguments
 from hopc.dialects.kernel import AllocOp, KernelOp, LaunchOp
 from hopc.ir.torch_values import dtype_of
 
@@ -103,14 +106,16 @@ def lower_launch_inline(builder: HostBuilder, op: LaunchOp) -> None:
         for result, local in zip(op.outputs, yielded, strict=True):
             builder.alias(result, local)
         return
-    arguments = set(builder.locals(op.arguments))
-    for result, local, buffer, buffer_value in zip(op.outputs, yielded, buffers, op.into, strict=True):
-        if buffer in fresh and local not in arguments:
+    block = kernel.body.block
+    for result, value, local, buffer, buffer_value in zip(op.outputs, kernel.yield_op.values, yielded, buffers,
+                                                          op.into, strict=True):
+        owns_storage = not shared_arguments(block, [value])  # Note [result storage]
+        if buffer in fresh and owns_storage:
             builder.alias(buffer_value, local)  # the first write's result is the buffer
             buffer = local
         elif buffer in fresh:
             builder.emit(f"{buffer} = {local}.clone()")
-        elif local != buffer and builder.first_write_allocates and local not in arguments:
+        elif local != buffer and builder.first_write_allocates and owns_storage:
             builder.alias(buffer_value, local)  # no out= overload: the result becomes the buffer
             buffer = local
         elif local != buffer:

@@ -46,7 +46,8 @@ def lower_map(builder: HostBuilder, op: hop.MapOp) -> None:
     _emit_call(builder, op, f"{run}({body}, {', '.join(arguments)}, {_empty_shapes(builder, op.outputs)})")
 
 
-def lower_invoke_subgraph(builder: HostBuilder, op: hop.InvokeSubgraphOp) -> None:
+def lower_invoke_subgraph(builder: HostBuilder, op: hop.InvokeSubgraphOp | hop.AutogradFunctionOp) -> None:
+    """A call of the subgraph's function (made once); an autograd function calls its forward."""
     subgraph = op.subgraph()
     if subgraph is None:
         raise builder.error(f"calls unknown subgraph {op.callee}")
@@ -123,4 +124,5 @@ LOWERINGS.update({
     hop.ScanOp: lower_scan,
     hop.MapOp: lower_map,
     hop.InvokeSubgraphOp: lower_invoke_subgraph,
+    hop.AutogradFunctionOp: lower_invoke_subgraph,
 })

@@ -1,23 +1,33 @@
-"""Outputs that are the program's inputs, or views of them, stay so after compilation.
+"""Outputs that are the program's inputs, other outputs, or views of them, stay so after compilation.
 
 Note [aliased outputs]
 ~~~~~~~~~~~~~~~~~~~~~~
-In eager PyTorch ``def f(x): x.add_(1); return x`` returns ``x`` itself, and
-``return x.t()`` returns a view sharing ``x``'s memory: writing to the output
-later writes to ``x``. A functionalized module computes every output afresh,
-so the compiled call would return copies. ``OutputAliases`` restores what
-eager returns, as AOTAutograd does: from Dynamo's graph, whose fake values
-share storage exactly where the program's tensors do, it finds each output
-that is a graph input (returned as that very input) or a view of one
-(rebuilt with ``torch.as_strided`` on the input, whose value the copy-back has
-already made final, with the view's strides and storage offset). Strides and
-offsets may be symbolic: their symbols are bound at each call from the
-graph's ``SymInt`` inputs and from the input sizes that are a lone symbol.
+In eager PyTorch ``def f(x): x.add_(1); return x`` returns ``x`` itself,
+``return x.t()`` returns a view sharing ``x``'s memory (writing to the output
+later writes to ``x``), and ``y = x * 2; return y, y[0]`` returns two tensors
+sharing one memory. A functionalized module computes every output afresh, so
+the compiled call would return copies. ``OutputAliases`` restores what eager
+returns, as AOTAutograd does: each such output is rebuilt at each call by
+replaying, on the tensor it aliases as it is at this call (an input, whose
+value the copy-back has already made final, or another output), the view ops
+that made it (``hopc.frontend.output_views``: Note [output view replay]).
+The replay computes every size, stride and storage offset from the live
+tensor, as eager did, so nothing of the first call's layout is assumed: Dynamo
+guards sizes and strides but not storage offsets, and ``x.t()`` of
+``base[1:3]`` must not land where ``x.t()`` of ``base[2:4]`` did. Autograd sees
+eager's view ops too (``x.t()`` has ``TBackward0``, ``y.detach()`` requires no
+grad), each replayed in the grad mode the program ran it in.
 
-Not restored (the output stays a correct copy): a view whose dtype differs
-from its input's (``x.view(torch.int32)``), one whose layout depends on a
-symbol no input binds (an unbacked size), and outputs that alias each other
-but no input (two views of one intermediate).
+An intermediate that two outputs view but the program does not return is
+returned by the module as an extra output, after the program's, from which
+both are replayed; ``restore`` drops it.
+
+Integer arguments of a replayed view op are symbolic where the graph's are;
+their symbols are bound at each call from the graph's ``SymInt`` inputs and
+from the sizes, strides and storage offsets of the tensors at hand that are a
+lone symbol. Not restored (the output stays a correct copy): a view whose
+arguments depend on a symbol no input or output binds (an unbacked size read
+inside the program).
 
 Note [output strides]
 ~~~~~~~~~~~~~~~~~~~~~
@@ -29,140 +39,148 @@ column-major. The strides Dynamo's graph records for each output are eager's;
 an output whose recorded strides are not row-major is checked at each call
 and, when the run produced other strides, copied into a tensor with eager's
 (``torch.empty_strided``). Outputs eager returns row-major cost nothing.
-Strides that depend on a symbol no input binds are left as they come.
+Strides that depend on a symbol nothing binds are left as they come. Outputs
+are given eager's strides before the views of them are replayed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import sympy
 import torch
-import torch.fx
-from torch.multiprocessing.reductions import StorageWeakRef
+
+from hopc.frontend.errors import user_location
+from hopc.ir.diagnostics import HopcError
 
 Layout = int | sympy.Expr
 
 
+class Chained:
+    """The argument of a ``ViewStep`` that is the value the chain has reached."""
+
+    def __repr__(self) -> str:
+        return "CHAINED"
+
+
+CHAINED = Chained()
+
+
 @dataclass(frozen=True)
-class _InputAlias:
-    """Output ``output`` is input ``input`` (``stride`` None) or its view with this layout."""
+class ViewStep:
+    """``op(*arguments, **keywords)`` with ``CHAINED`` the value so far and each sympy
+    expression (also inside lists) evaluated (``symbolic``: there is one), run with grad mode
+    ``grad_enabled``."""
+
+    op: Callable[..., object]
+    arguments: tuple[object, ...]
+    keywords: tuple[tuple[str, object], ...]
+    grad_enabled: bool
+    symbolic: bool
+
+    def replay(self, value: object, symbols: dict[sympy.Symbol, int]) -> object:
+        arguments = [value if argument is CHAINED else
+                     (_evaluate_argument(argument, symbols) if self.symbolic else argument)
+                     for argument in self.arguments]
+        keywords = {name: _evaluate_argument(argument, symbols) if self.symbolic else argument
+                    for name, argument in self.keywords}
+        if self.grad_enabled == torch.is_grad_enabled():
+            return self.op(*arguments, **keywords)
+        with torch.set_grad_enabled(self.grad_enabled):
+            return self.op(*arguments, **keywords)
+
+
+@dataclass(frozen=True)
+class OutputAlias:
+    """Output ``output`` is input (``of_input``) or output ``root`` after ``steps``."""
 
     output: int
-    input: int
-    stride: tuple[Layout, ...] | None
-    offset: Layout
+    root: int
+    of_input: bool
+    steps: tuple[ViewStep, ...]
 
 
 @dataclass(frozen=True)
-class _SymbolSource:
-    """Symbol ``symbol`` is input ``input`` (``dim`` None, a ``SymInt``) or its size ``dim``."""
+class SymbolSource:
+    """Symbol ``symbol`` is input (``of_input``) or output ``index``, read by ``read``:
+    ``"value"`` (a ``SymInt``), or the tensor's ``"size"``/``"stride"`` of ``dim``, or its ``"offset"``."""
 
     symbol: sympy.Symbol
-    input: int
-    dim: int | None
+    of_input: bool
+    index: int
+    read: str
+    dim: int = 0
+
+    def value(self, inputs: Sequence[Any], outputs: Sequence[Any]) -> int:
+        value = (inputs if self.of_input else outputs)[self.index]
+        if self.read == "value":
+            return int(value)
+        if self.read == "size":
+            return value.shape[self.dim]
+        if self.read == "stride":
+            return value.stride(self.dim)
+        return value.storage_offset()
 
 
 class OutputAliases:
-    """Restores, per call, the outputs of a Dynamo graph that alias its inputs."""
+    """Restores, per call, the outputs of a compiled graph that alias its inputs or each other.
 
-    def __init__(self, graph_module: torch.fx.GraphModule):
-        inputs = [node.meta.get("example_value")
-                  for node in graph_module.graph.find_nodes(op="placeholder")]
-        self._sources = _symbol_sources(inputs)
-        bound = {source.symbol for source in self._sources}
-        output_node = graph_module.graph.find_nodes(op="output")[0]
-        values = [node.meta.get("example_value") if isinstance(node, torch.fx.Node) else node
-                  for node in output_node.args[0]]
-        self._aliases = [alias for index, value in enumerate(values)
-                         if (alias := _input_alias(index, value, inputs, bound)) is not None]
-        aliased = {alias.output for alias in self._aliases}
-        self._strided = [(index, stride) for index, value in enumerate(values)
-                         if index not in aliased and (stride := _eager_strides(value, bound)) is not None]
+    Invariants (``hopc.frontend.output_views`` establishes them): no alias's
+    root is itself a restored output; an output with eager ``strides`` is not
+    restored; the module returns ``module_output_count`` outputs: the
+    program's ``output_count``, then the extra intermediates aliases start from.
+    """
+
+    def __init__(self, aliases: Sequence[OutputAlias], strides: Sequence[tuple[int, tuple[Layout, ...]]],
+                 sources: Sequence[SymbolSource], output_count: int, module_output_count: int):
+        self._aliases = tuple(aliases)
+        self._strided = tuple(strides)
+        self._sources = tuple(sources)
+        self._output_count = output_count
+        self._extra = module_output_count != output_count
 
     def __bool__(self) -> bool:
-        return bool(self._aliases or self._strided)
+        return bool(self._aliases or self._strided or self._extra)
 
-    def restore(self, inputs: Sequence[object], outputs: list[object]) -> list[object]:
-        """``outputs`` with each aliasing output replaced by the input or view eager returns."""
-        symbols = {source.symbol: _symbol_value(source, inputs) for source in self._sources}
-        for alias in self._aliases:
-            base = inputs[alias.input]
-            if alias.stride is None:
-                outputs[alias.output] = base
-                continue
-            result = outputs[alias.output]
-            stride = [_evaluate(s, symbols) for s in alias.stride]
-            outputs[alias.output] = base.as_strided(result.shape, stride,
-                                                    _evaluate(alias.offset, symbols))
+    def restore(self, inputs: Sequence[Any], outputs: list[Any]) -> list[Any]:
+        """The program's outputs: ``outputs`` (the module's) with eager's strides, each aliasing
+        output replaced by the input, output or view eager returns, the extra ones dropped.
+        ``inputs``: every argument of the module's entry, in order."""
+        symbols = {source.symbol: source.value(inputs, outputs) for source in self._sources}
         for index, layout in self._strided:
             result = outputs[index]
             stride = tuple(_evaluate(s, symbols) for s in layout)
             if result.stride() != stride:
                 outputs[index] = torch.empty_strided(result.shape, stride, dtype=result.dtype,
                                                      device=result.device).copy_(result)
-        return outputs
+        for alias in self._aliases:
+            value = (inputs if alias.of_input else outputs)[alias.root]
+            for step in alias.steps:
+                value = step.replay(value, symbols)
+            computed = outputs[alias.output]
+            if value.shape != computed.shape:
+                raise _misbuilt(alias, value, computed)
+            outputs[alias.output] = value
+        return outputs[:self._output_count] if self._extra else outputs
 
 
-def _eager_strides(value: object, bound: set[sympy.Symbol]) -> tuple[Layout, ...] | None:
-    """The strides eager gives the output ``value``, where they are not row-major (Note [output strides])."""
-    if not isinstance(value, torch.Tensor) or value.layout != torch.strided:
-        return None
-    sizes = [_layout(s) for s in value.shape]
-    strides = tuple(_layout(s) for s in value.stride())
-    free = set().union(*(s.free_symbols for s in strides if isinstance(s, sympy.Expr)))
-    if not free <= bound:
-        return None
-    row_major: Layout = 1
-    for size, stride in zip(reversed(sizes), reversed(strides)):
-        if size != 1 and sympy.expand(stride - row_major) != 0:
-            return strides
-        row_major = row_major * size
-    return None
-
-
-def _input_alias(index: int, value: object, inputs: list[object],
-                 bound: set[sympy.Symbol]) -> _InputAlias | None:
-    if not isinstance(value, torch.Tensor):
-        return None
-    storage = StorageWeakRef(value.untyped_storage())
-    for position, candidate in enumerate(inputs):
-        if not isinstance(candidate, torch.Tensor) or \
-                StorageWeakRef(candidate.untyped_storage()) != storage:
-            continue
-        if value is candidate:
-            return _InputAlias(index, position, None, 0)
-        stride = tuple(_layout(s) for s in value.stride())
-        offset = _layout(value.storage_offset())
-        free = set().union(*(s.free_symbols for s in (*stride, offset) if isinstance(s, sympy.Expr)))
-        if value.dtype != candidate.dtype or not free <= bound:
-            return None
-        return _InputAlias(index, position, stride, offset)
-    return None
-
-
-def _symbol_sources(inputs: list[object]) -> list[_SymbolSource]:
-    sources: dict[sympy.Symbol, _SymbolSource] = {}
-    for position, value in enumerate(inputs):
-        if isinstance(value, torch.SymInt) and isinstance(value.node.expr, sympy.Symbol):
-            sources.setdefault(value.node.expr, _SymbolSource(value.node.expr, position, None))
-        elif isinstance(value, torch.Tensor):
-            for dim, size in enumerate(value.shape):
-                expr = _layout(size)
-                if isinstance(expr, sympy.Symbol):
-                    sources.setdefault(expr, _SymbolSource(expr, position, dim))
-    return list(sources.values())
-
-
-def _layout(value: int | torch.SymInt) -> Layout:
-    return value.node.expr if isinstance(value, torch.SymInt) else int(value)
-
-
-def _symbol_value(source: _SymbolSource, inputs: Sequence[object]) -> int:
-    value = inputs[source.input]
-    return int(value) if source.dim is None else value.shape[source.dim]
+def _misbuilt(alias: OutputAlias, value: torch.Tensor, computed: torch.Tensor) -> HopcError:
+    return HopcError(f"internal error in hopc: output {alias.output} rebuilt as a view has shape "
+                     f"{tuple(value.shape)}, where the compiled program computed "
+                     f"{tuple(computed.shape)}; please report it",
+                     user_location(traceback.extract_stack()))
 
 
 def _evaluate(layout: Layout, symbols: dict[sympy.Symbol, int]) -> int:
     return layout if isinstance(layout, int) else int(layout.xreplace(symbols))
+
+
+def _evaluate_argument(argument: object, symbols: dict[sympy.Symbol, int]) -> object:
+    if isinstance(argument, sympy.Expr):
+        return int(argument.xreplace(symbols))
+    if isinstance(argument, (list, tuple)):
+        return type(argument)(_evaluate_argument(a, symbols) for a in argument)
+    return argument

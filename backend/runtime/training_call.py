@@ -48,8 +48,9 @@ new value that takes no gradient (a buffer's, or a parameter's changed under
 A call with grad mode off, or where nothing marked ``{hop.requires_grad}``
 requires grad, runs only the forward entry and drops the saved values. With
 ``check_grad`` a call refuses an argument that requires grad but is not
-marked: its gradient would silently be missing (Dynamo's guards settle that
-for the Dynamo backend, which turns the check off).
+marked: its gradient would silently be missing, and arguments that do not
+have the forward's types (``hopc.backend.runtime.argument_check``); Dynamo's
+guards settle both for the Dynamo backend, which turns the checks off.
 
 Note [autograd function entry]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -83,8 +84,9 @@ from torch._C._functorch import unwrap_if_dead
 from torch._functorch.utils import unwrap_dead_wrappers
 from xdsl.dialects.builtin import ModuleOp
 
+from hopc.backend.runtime.argument_check import ArgumentCheck
 from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
-from hopc.backend.runtime.module_call import copy_back
+from hopc.backend.runtime.module_call import MUTATING_CALLS, copy_back
 from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.frontend.errors import user_location
 from hopc.ir.diagnostics import HopcError, Location
@@ -104,6 +106,7 @@ class TrainingCall:
         self.trailing = list(trailing)
         self.aliases = aliases if aliases else None
         self.check_grad = check_grad
+        self._check_arguments = ArgumentCheck(module, forward.function) if check_grad else None
         chosen = executor_named(executor)
         self._run_forward = chosen.prepare(module, forward.function)
         self._run_backward = chosen.prepare(module, backward.function)
@@ -158,8 +161,19 @@ class TrainingCall:
 
     def __call__(self, *args: object) -> list[object]:
         entry = [*args, *self.trailing] if self.trailing else list(args)
-        if self.check_grad:
+        if self._check_arguments is not None:
+            self._check_arguments(entry)
             self._check_requires_grad(entry)
+        if self._changed_arguments:
+            with MUTATING_CALLS:  # Note [concurrent calls] in hopc.backend.runtime.module_call
+                returned = self._run_and_copy_back(entry)
+        else:
+            returned = self._run_and_copy_back(entry)
+        outputs = list(returned[:self._user_output_count])
+        return self.aliases.restore(entry, outputs) if self.aliases else outputs
+
+    def _run_and_copy_back(self, entry: list[object]) -> Sequence[object]:
+        """The Function's outputs (``_returned``) for ``entry``, its changed arguments copied back."""
         if torch.is_grad_enabled() and any(entry[index].requires_grad for index in self._requires_grad):
             returned = self._apply(entry)
         else:
@@ -170,8 +184,7 @@ class TrainingCall:
         if self._copy_back_unrecorded:
             with torch.no_grad():
                 copy_back(self._copy_back_unrecorded, entry, returned)
-        outputs = list(returned[:self._user_output_count])
-        return self.aliases.restore(args, outputs) if self.aliases else outputs
+        return returned
 
     def _apply(self, entry: list[object]) -> tuple:
         """``_Differentiated.apply(self, *entry)`` through its C entry (Note [autograd function

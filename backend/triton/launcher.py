@@ -2,7 +2,9 @@
 
 ``triton.jit`` reads its function's source with ``inspect``, so the source
 is written to a file in a cache directory, named by a hash of the source,
-and imported from there (``load_function``). Launchers are cached per
+and imported from there (``load_function``). That directory is private to
+the user (Note [private directories] in ``hopc.backend.private_directory``):
+whoever can write to it can make hopc run their code. Launchers are cached per
 source: kernels of one source share a compiled function and its tuned
 block sizes.
 """
@@ -15,29 +17,40 @@ import math
 import os
 import pathlib
 import sys
-import tempfile
+import threading
 from collections.abc import Callable, Sequence
 
 import torch
 
+from hopc.backend.private_directory import (
+    private_directory,
+    read_private_file,
+    user_cache_root,
+    write_private_file,
+)
 from hopc.backend.runtime.plan import symbol_binders
-from hopc.backend.triton.autotune import AUTOTUNER
+from hopc.backend.triton.autotune import AUTOTUNER, interpreting
 from hopc.backend.triton.emit import EmittedKernel, emit_kernel
 from hopc.dialects.kernel import KernelOp
 from hopc.ir.torch_values import evaluate_dim
 
 CACHE_ENVIRONMENT = "HOPC_TRITON_CACHE_DIR"
-"""Where generated sources are written; by default ``<tmp>/hopc-triton-<uid>``."""
+"""Where generated sources are written; by default ``$XDG_CACHE_HOME/hopc/triton`` (``~/.cache/...``)."""
 
 _FUNCTIONS: dict[str, Callable] = {}
 _LAUNCHERS: dict[tuple[str, str, tuple[str, ...]], Launcher] = {}
+_INTERPRETER_LAUNCHES = threading.Lock()
+"""Held by each launch under Triton's interpreter, whose grid state is one per process: launches
+from two threads would run each other's programs (Note [concurrent calls] in
+``hopc.backend.runtime.module_call``)."""
 
 
 def cache_directory() -> pathlib.Path:
+    """The directory of generated sources, created private to the user (a located
+    ``HopcError`` where it exists and is not: Note [private directories])."""
     configured = os.environ.get(CACHE_ENVIRONMENT)
-    if configured:
-        return pathlib.Path(configured)
-    return pathlib.Path(tempfile.gettempdir()) / f"hopc-triton-{os.getuid()}"
+    path = pathlib.Path(configured) if configured else user_cache_root() / "hopc" / "triton"
+    return private_directory(path, f"set {CACHE_ENVIRONMENT} to a directory of your own")
 
 
 def source_key(source: str) -> str:
@@ -48,13 +61,9 @@ def load_function(emitted: EmittedKernel) -> Callable:
     """The jit function of ``emitted``, imported from its source file (written once per source)."""
     key = source_key(emitted.source)
     if key not in _FUNCTIONS:
-        directory = cache_directory()
-        directory.mkdir(parents=True, exist_ok=True)
-        path = directory / f"kernel_{key}.py"
-        if not path.exists() or path.read_text() != emitted.source:
-            partial = path.with_suffix(f".{os.getpid()}.tmp")
-            partial.write_text(emitted.source)
-            os.replace(partial, path)
+        path = cache_directory() / f"kernel_{key}.py"
+        if read_private_file(path) != emitted.source:
+            write_private_file(path, emitted.source)
         module_name = f"hopc_triton_kernel_{key}"
         spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(spec)
@@ -83,6 +92,8 @@ class Launcher:
         self.emitted = emitted
         self.key = source_key(emitted.source)
         self.function = load_function(emitted)
+        self.interpreted = interpreting()
+        """Whether launches run on Triton's interpreter, one at a time (``_INTERPRETER_LAUNCHES``)."""
 
     def __call__(self, args: Sequence[torch.Tensor | int], outs: Sequence[torch.Tensor]) -> None:
         layout = self.emitted.layout
@@ -107,7 +118,11 @@ class Launcher:
 
         def launch(block: int, targets: Sequence[torch.Tensor] = outs) -> None:
             programs = math.ceil(count / block) if self.emitted.kind == "pointwise" else count
-            self.function[(programs,)](*tensors, *targets, *scalars, **{layout.block: block})
+            if self.interpreted:
+                with _INTERPRETER_LAUNCHES:
+                    self.function[(programs,)](*tensors, *targets, *scalars, **{layout.block: block})
+            else:
+                self.function[(programs,)](*tensors, *targets, *scalars, **{layout.block: block})
 
         AUTOTUNER.block(self.key, layout.block, size, launch,
                         lambda block: launch(block, [torch.empty_like(o) for o in outs]))

@@ -26,9 +26,9 @@ from xdsl.ir import Operation, SSAValue
 from hopc.dialects.aten import AtenOp
 from hopc.frontend.importer import GraphImporter, ModuleImports
 from hopc.frontend.shape_symbols import ShapeSymbols
-from hopc.ir.diagnostics import op_error
+from hopc.ir.diagnostics import HopcError, op_error
 from hopc.passes.autograd.derivatives import OpDerivative, op_derivative
-from hopc.passes.autograd.joint import JointBuilder, is_floating
+from hopc.passes.autograd.joint import JointBuilder, is_differentiable
 from hopc.passes.autograd.symbols import fresh_symbol
 
 _IDENTITIES = frozenset({torch.ops.aten.detach_copy.default, torch.ops.aten.alias_copy.default,
@@ -144,13 +144,13 @@ def aten_backward(joint: JointBuilder, op: AtenOp, cotangents: list[SSAValue | N
                   ) -> list[SSAValue | None]:
     """Gradients of ``op``'s operands from PyTorch's derivative (see the module docstring)."""
     gradients: list[SSAValue | None] = [None] * len(op.operands)
-    with_tangent = [i for i, c in enumerate(cotangents) if c is not None and is_floating(op.results[i])]
+    with_tangent = [i for i, c in enumerate(cotangents) if c is not None and is_differentiable(op.results[i])]
     if not with_tangent or not any(joint.is_active(v) for v in op.operands):
         return gradients
-    # Every floating operand, active or not: a fused backward (layer norm's)
+    # Every differentiable operand, active or not: a fused backward (layer norm's)
     # then computes all its outputs, never an undefined one the IR cannot
     # type; the gradients of inactive operands are dropped (``accumulate``).
-    differentiated = [i for i, v in enumerate(op.operands) if is_floating(v)]
+    differentiated = [i for i, v in enumerate(op.operands) if is_differentiable(v)]
     derivative, back = op_derivative(op, differentiated, with_tangent)
     placeholders = derivative.graph.graph.find_nodes(op="placeholder")
     tangents = frozenset(placeholders[len(op.operands):len(placeholders) - derivative.carrier_count])
@@ -158,8 +158,11 @@ def aten_backward(joint: JointBuilder, op: AtenOp, cotangents: list[SSAValue | N
     importer = TracedOpImporter(ModuleImports(_symbols(derivative, back, joint.module, op)), derivative.graph, op,
                                 lambda new, node: joint.emit(new) if node in backward
                                 else joint.insert_forward(new, op))
-    outputs, traced_gradients = importer.import_values(
-        [*op.operands, *(cotangents[i] for i in with_tangent)])
+    try:
+        outputs, traced_gradients = importer.import_values(
+            [*op.operands, *(cotangents[i] for i in with_tangent)])
+    except HopcError as error:  # the trace's nodes have no line: locate it at the op
+        raise op_error(op, f"autograd: the derivative of {op.name}: {error.message}") from None
     joint.replace_forward(op, outputs)
     for index, gradient in zip(derivative.differentiated, traced_gradients, strict=True):
         gradients[index] = gradient

@@ -41,6 +41,23 @@ in-place ops becomes functional by making each view its ``_copy`` variant,
 as functionalization would; only a graph with one is retraced under
 ``torch.func.functionalize``, which costs a second trace.
 
+Note [materialized zeros]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+Some formulas give a zero gradient as ``_efficientzerotensor`` (``sgn``'s,
+the second derivative of ``abs``): a ZeroTensor, which no op may write.
+hopc's values are plain tensors whose memory a compiled executor reuses
+(an ``mm`` writing into a dead gradient's buffer), so the trace makes each
+one an ``aten.zeros`` of the same size and dtype.
+
+Note [complex view copies]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+PyTorch differentiates no ``_copy`` variant of a view whose output is
+complex (``view_as_complex_copy``: "does not support automatic
+differentiation for outputs with complex dtype"), though the view has a
+formula and the copy computes the same values. The joint of such an op is
+traced with its view, which the traced graph then holds as the copy again
+(Note [functional derivatives]).
+
 Note [derivative cache key]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 A derivative is cached by what can change it: the op, its properties, its
@@ -66,7 +83,7 @@ from xdsl.dialects.builtin import i1
 
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_builders import symbol_facts
-from hopc.dialects.aten_schema import lookup, view_copy_variant
+from hopc.dialects.aten_schema import Schema, lookup, view_copy_variant
 from hopc.frontend.aten_import import aten_op_name
 from hopc.ir.aten_call import call_arguments, overload_of
 from hopc.ir.diagnostics import HopcError, location_of
@@ -74,6 +91,7 @@ from hopc.ir.op_result_types import compare_result_types, symbol_pattern
 from hopc.ir.op_tracer import trace
 from hopc.ir.substitution import parameters, substitute
 from hopc.ir.torch_symbolic import FakeShapes, SymbolFacts
+from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import TensorType, is_float_symbol_name
 
 
@@ -105,8 +123,8 @@ def op_derivative(op: AtenOp, differentiated: Sequence[int], tangent_results: Se
                   ) -> tuple[OpDerivative, dict[str, str]]:
     """The derivative of ``op`` (cached), and the renaming from pattern names to the op's symbols.
 
-    ``differentiated`` are flattened operand indices (each a floating-point
-    tensor), ``tangent_results`` result indices (each a floating-point
+    ``differentiated`` are flattened operand indices (each a differentiable
+    tensor), ``tangent_results`` result indices (each a differentiable
     tensor). Raises a HopcError located at ``op`` naming it where PyTorch has
     no derivative or the trace fails (Note [trace guards]).
     """
@@ -163,13 +181,13 @@ def _operand_offsets(op: AtenOp) -> dict[str, range]:
 def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: Sequence[int],
                       tangent_results: Sequence[int], facts: Mapping[str, SymbolFacts]) -> OpDerivative:
     location = location_of(op)
-    schema = op.SCHEMA
+    result_types = [substitute(r.type, renaming) for r in op.results]
+    schema = _differentiated_schema(op.SCHEMA, result_types)
     groups = [[substitute(v.type, renaming) for v in group] for _, group in op.operand_groups()]
     properties = {k: substitute(v, renaming) for k, v in op.properties.items()
                   if not k.endswith("_nones")}
     nones = {argument.name: op.tensor_list_nones(argument) for argument, _ in op.operand_groups()}
     operand_types: list[TensorType] = [t for group in groups for t in group]
-    result_types = [substitute(r.type, renaming) for r in op.results]
     tangent_types = [result_types[i] for i in tangent_results]
     carriers = _size_carriers([*operand_types, *tangent_types], facts)
     inputs = [*operand_types, *tangent_types, *carriers]
@@ -205,6 +223,7 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
         raise
     compare_result_types(op.name, autograd.result_types[:len(result_types)], result_types,
                          frozenset(), location)
+    _materialize_zero_tensors(autograd.graph)
     if _views_to_copies(autograd.graph):
         autograd.graph.graph.eliminate_dead_code()
         autograd.graph.recompile()
@@ -223,6 +242,24 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
     functional.graph.recompile()
     return OpDerivative(functional.graph, tuple(differentiated), functional.shapes.shape_env,
                         dict(functional.shapes.torch_names), len(carriers))
+
+
+def _differentiated_schema(schema: Schema, result_types: Sequence[object]) -> Schema:
+    """The op whose joint is traced for ``schema``: itself, but the view for the ``_copy``
+    of a view with a complex result (Note [complex view copies])."""
+    if not schema.is_view_copy or not any(isinstance(t, TensorType) and dtype_of(t.element_type).is_complex
+                                          for t in result_types):
+        return schema
+    suffix = f".{schema.overload}" if schema.overload else ""
+    view = lookup(f"aten.{schema.base_name.removesuffix('_copy')}{suffix}")
+    return view if view is not None and view_copy_variant(view) is schema else schema
+
+
+def _materialize_zero_tensors(graph: torch.fx.GraphModule) -> None:
+    """Makes every ``_efficientzerotensor`` of ``graph`` a ``zeros`` (Note [materialized zeros])."""
+    for node in graph.graph.find_nodes(op="call_function", target=torch.ops.aten._efficientzerotensor.default):
+        node.target = torch.ops.aten.zeros.default
+    graph.recompile()
 
 
 def _views_to_copies(graph: torch.fx.GraphModule) -> bool:

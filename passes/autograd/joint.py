@@ -10,7 +10,7 @@ the block reads: every forward op, then every backward op (``backward_ops``).
 The partitioner (``hopc.passes.autograd.partition``) splits it there.
 
 Invariants:
-- only *active* values get cotangents: floating-point tensors that depend on a
+- only *active* values get cotangents: floating-point or complex tensors that depend on a
   differentiated value through ops (``is_active``); an op with no active
   operand or no cotangent on any result gets no backward (seed PR 151107);
 - a rule may replace its forward op (``replace_forward``): a composite op by
@@ -57,18 +57,22 @@ SEQUENCE_NUMBER = "hop.seq_nr"
 """The attribute of a backward op: the sequence number of the forward op it came from."""
 
 
-def is_floating(value: SSAValue) -> bool:
-    """Whether ``value`` is a floating-point tensor (only those carry gradients)."""
-    return isinstance(value.type, TensorType) and dtype_of(value.type.element_type).is_floating_point
+def is_differentiable(value: SSAValue) -> bool:
+    """Whether ``value`` is a floating-point or complex tensor (only those carry gradients;
+    a complex one's is PyTorch's conjugate Wirtinger derivative, as its formulas give it)."""
+    if not isinstance(value.type, TensorType):
+        return False
+    dtype = dtype_of(value.type.element_type)
+    return dtype.is_floating_point or dtype.is_complex
 
 
 def active_values(block: Block, differentiated: Sequence[SSAValue]) -> set[SSAValue]:
-    """The values of ``block`` that carry a gradient: the floating ones of ``differentiated``,
-    and the floating results of every op that reads one (a gradient barrier aside)."""
-    active = {v for v in differentiated if is_floating(v)}
+    """The values of ``block`` that carry a gradient: the differentiable ones of ``differentiated``,
+    and the differentiable results of every op that reads one (a gradient barrier aside)."""
+    active = {v for v in differentiated if is_differentiable(v)}
     for op in block.ops:
         if op.name not in STOPS_GRADIENT and any(v in active for v in op.operands):
-            active.update(r for r in op.results if is_floating(r))
+            active.update(r for r in op.results if is_differentiable(r))
     return active
 
 
@@ -77,14 +81,14 @@ def loop_active_arguments(body: Block, active: set[int], carried: int) -> tuple[
 
     ``active`` are those its operands make active; the first ``carried``
     arguments take the body's first ``carried`` yields on the next iteration,
-    so a floating one whose yield is active joins them, to a fixpoint.
+    so a differentiable one whose yield is active joins them, to a fixpoint.
     """
     terminator = body.last_op
     assert terminator is not None
     while True:
         values = active_values(body, [body.args[i] for i in sorted(active)])
         grown = active | {i for i in range(carried)
-                          if is_floating(body.args[i]) and terminator.operands[i] in values}
+                          if is_differentiable(body.args[i]) and terminator.operands[i] in values}
         if grown == active:
             return active, values
         active = grown
@@ -121,7 +125,7 @@ class JointBuilder:
     # ----------------------------------------------------------------- queries
 
     def is_active(self, value: SSAValue) -> bool:
-        """Whether ``value`` carries a gradient (a floating tensor depending on a differentiated one)."""
+        """Whether ``value`` carries a gradient (a floating or complex tensor depending on a differentiated one)."""
         return value in self.active
 
     def resolve(self, value: SSAValue) -> SSAValue:
@@ -191,7 +195,7 @@ class JointBuilder:
         for result, value in zip(op.results, values, strict=True):
             result.replace_all_uses_with(value)
             self._renamed[result] = value
-            if result in self.active and is_floating(value):
+            if result in self.active and is_differentiable(value):
                 self.active.add(value)
         op.detach()
         op.erase()

@@ -28,6 +28,7 @@ from xdsl.traits import SymbolOpInterface
 
 from hopc.dialects.hop import BufferOp, ConstantOp, GetConstantOp, ParameterOp, SymbolOp
 from hopc.ir.constants import SYMBOL_NAME, constant_op, constant_tensor
+from hopc.ir.resources import BlobOwner
 
 _GLOBAL_OPS = (SymbolOp, ParameterOp, BufferOp, ConstantOp)
 """The module-level declarations that new constants follow."""
@@ -36,8 +37,11 @@ _GLOBAL_OPS = (SymbolOp, ParameterOp, BufferOp, ConstantOp)
 class ConstantTable:
     """Reads and adds the constants of ``module`` (module docstring); values are cached per name."""
 
-    def __init__(self, module: ModuleOp):
+    def __init__(self, module: ModuleOp, blob_owner: BlobOwner | None = None):
         self.module = module
+        self.blob_owner = blob_owner
+        """Holds the blobs of the constants ``finish`` declares; None: they live for good
+        (Note [owned blobs] in ``hopc.ir.resources``)."""
         self._declared = {op.symbol: op for op in module.ops if isinstance(op, ConstantOp)}
         self._names = {op.sym_name.data for op in module.ops if op.get_trait(SymbolOpInterface)}
         self._new: dict[str, torch.Tensor] = {}
@@ -95,7 +99,7 @@ class ConstantTable:
         block = self.module.body.block
         for name, op in self._replaced.items():
             if name in read:
-                block.insert_op_before(constant_op(name, self._new[name]), op)
+                block.insert_op_before(constant_op(name, self._new[name], self.blob_owner), op)
             block.erase_op(op)
         for name, op in self._declared.items():
             if name not in read:
@@ -103,7 +107,7 @@ class ConstantTable:
         anchor = next((op for op in reversed(list(block.ops)) if isinstance(op, _GLOBAL_OPS)), None)
         for name, tensor in self._new.items():
             if name in read and name not in self._replaced:
-                new = constant_op(name, tensor)
+                new = constant_op(name, tensor, self.blob_owner)
                 if anchor is None:
                     block.insert_op_before(new, block.first_op)
                 else:

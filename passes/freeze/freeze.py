@@ -56,6 +56,7 @@ from hopc.dialects.aten_builders import build_aten
 from hopc.dialects.hop import BufferOp, ConstantOp, EntryOp, ParameterOp, SubgraphOp
 from hopc.ir.diagnostics import op_error
 from hopc.ir.module import entry_functions
+from hopc.ir.resources import BlobOwner
 from hopc.ir.signature import function_signature
 from hopc.passes.dce import DeadCodeEliminationPass
 from hopc.passes.freeze.constant_table import ConstantTable, constant_name
@@ -102,18 +103,22 @@ class FreezePass(ModulePass):
 
 
 def freeze(module: ModuleOp, values: Mapping[str, torch.Tensor] | None = None, *,
-           max_constant_bytes: int = DEFAULT_MAX_CONSTANT_BYTES) -> FreezeReport:
+           max_constant_bytes: int = DEFAULT_MAX_CONSTANT_BYTES,
+           blob_owner: BlobOwner | None = None) -> FreezeReport:
     """Runs ``--freeze`` on ``module`` in place (module docstring).
 
     ``values`` gives parameters, buffers and constants by name, over the
     values their ops carry; a parameter or buffer with neither stays an
-    argument. Raises a located ``HopcError`` for a module it cannot freeze.
+    argument. The blobs of the constants it declares are held by
+    ``blob_owner`` where one is given (a compiled artifact's: Note [owned
+    blobs] in ``hopc.ir.resources``), else for good. Raises a located
+    ``HopcError`` for a module it cannot freeze.
     """
     entry = _forward_entry(module)
     verify_functional(module)
     values = dict(values or {})
     _check_names(module, entry, values)
-    table = ConstantTable(module)
+    table = ConstantTable(module, blob_owner)
     frozen, kept = freeze_arguments(module, entry, values, table)
     folder = ConstantFolder(table, max_constant_bytes)
     _fold(module, entry, folder)

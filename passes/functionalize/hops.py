@@ -192,6 +192,25 @@ def _invoke(fn: Functionalizer, op: hop.InvokeSubgraphOp) -> None:
     apply_effects(fn.state, _replace(op, new), originals, effects, op)
 
 
+def _autograd_function(fn: Functionalizer, op: hop.AutogradFunctionOp) -> None:
+    """A call of the forward, whose bodies may change nothing their caller passes: the user's
+    backward takes the forward's outputs and saved values as they are (Note [custom autograd
+    functions] in ``hopc.dialects.hop_autograd_function``)."""
+    originals = _read_operands(fn.state, op)
+    forward, backward = op.subgraph(), op.backward_subgraph()
+    if forward is None or backward is None:
+        raise op_error(op, f"names an unknown subgraph ({op.callee}, {op.backward})")
+    effects = fn.subgraph_effects(forward, op)
+    for role, body, count in (("forward", forward, len(op.outputs)),
+                              ("backward", backward, len(op.gradient_positions))):
+        fn.subgraph_effects(body, op)
+        if len(body.output_types) != count:
+            raise op_error(op, f"unsupported: a custom autograd.Function whose {role} changes one "
+                               "of its arguments in place; change a .clone() of it")
+    effects = _in_caller_terms(effects, forward.substitution_for([v.type for v in op.inputs]))
+    apply_effects(fn.state, op, originals, effects, op)
+
+
 def _in_caller_terms(effects: HopEffects, substitution: Substitution) -> HopEffects:
     """A subgraph's effects at a call that binds its symbols by ``substitution``.
 
@@ -224,6 +243,7 @@ HOP_FUNCTIONALIZERS: dict[type[Operation], Callable[[Functionalizer, Operation],
     hop.ScanOp: _scan,
     hop.MapOp: _map,
     hop.InvokeSubgraphOp: _invoke,
+    hop.AutogradFunctionOp: _autograd_function,
 }
 """Per HOP kind, how functionalize rewrites it (after which the cursor is past it)."""
 

@@ -120,14 +120,15 @@ def yield_sources(state: AliasState, roots: list[Alias], values: list[SSAValue]
 
 
 def clone_shared_yields(result: BlockResult, positions: range) -> None:
-    """Clones yields at ``positions`` that are arguments, outer values or repeated."""
+    """Clones yields at ``positions`` that are tensor arguments, outer values or repeated
+    (a symbolic number yielded shares no memory)."""
     terminator, block = result.terminator, result.block
     seen: set[SSAValue] = set()
     values = list(terminator.operands)
     for k, value in enumerate(values):
         owner = value.owner
         defined_here = isinstance(owner, Operation) and owner.parent_block() is block
-        if k in positions and (not defined_here or value in seen):
+        if k in positions and isinstance(value.type, TensorType) and (not defined_here or value in seen):
             clone = build("aten.clone", [[value]], {}, [value.type], terminator)
             block.insert_op_before(clone, terminator)
             values[k] = clone.results[0]

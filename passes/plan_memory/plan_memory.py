@@ -13,9 +13,12 @@ reading it, where a read inside a nested region is a read by the op of the
 block that holds the region, and a read by the terminator lasts to the end
 of the block. A host region op may return its tensor operands themselves (a
 while that runs no step returns its carried values), so each tensor read by
-a host region op lives as long as that op's tensor results. So does the
-operand of an extern view launch (``aten.t``, ``aten.view``: real views
-again after ``convert-hop-to-kernel``), whose result shares its storage.
+a host region op lives as long as that op's tensor results. So does each
+operand whose storage a launch result may share (Note [result storage] in
+``hopc.dialects.aten_storage``): that of an extern view (``aten.t``,
+``aten.view``: real views again after ``convert-hop-to-kernel``), of
+``aten._unsafe_view`` (a view its schema does not declare), of
+``aten.dropout`` (a decomposition that returns its input when p = 0).
 
 Which results are planned. Every result of a ``pointwise`` or ``reduction``
 launch, and every result of an ``extern`` launch whose ATen op has an
@@ -25,7 +28,8 @@ pass: an extern op whose output shape depends on data (``aten.nonzero``,
 whose size is known only once it has run), and an op with no ``.out``
 overload (``aten.topk``, whose out overload is ``.values``, included); and
 ``aten.matmul`` of a 1-d first operand, whose ``.out`` overload resizes its
-``out`` on the way (PyTorch deprecates that).
+``out`` on the way (PyTorch deprecates that); and a launch whose results
+may share an operand's storage, which are no buffers of their own.
 Launches that already write ``into`` buffers are left as they are.
 
 Which buffer. Results are placed in program order; for each, in this order:

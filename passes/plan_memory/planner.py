@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from xdsl.ir import Block, Operation, SSAValue
 
 from hopc.dialects.aten_schema import lookup
+from hopc.dialects.aten_storage import shared_arguments
 from hopc.dialects.kernel import BufferType, LaunchOp
 from hopc.ir.reads import values_read
 from hopc.ir.types import TensorType
@@ -116,25 +117,25 @@ def last_uses(block: Block) -> dict[SSAValue, int]:
 
 
 def viewed_operands(op: Operation) -> list[SSAValue]:
-    """The operands whose storage a result of ``op`` shares: those of a launch of an extern
-    view (``aten.t``, ``aten.view``: its schema's ``Tensor(a)`` returns)."""
-    if not isinstance(op, LaunchOp) or (kernel := op.kernel()) is None or kernel.kind.data != "extern":
+    """The operands of a launch whose storage a result may share (Note [result storage] in
+    ``hopc.dialects.aten_storage``): that of an extern view (``aten.t``, ``aten.view``), of
+    ``aten._unsafe_view``, of ``aten.dropout`` (which returns its input when p = 0)."""
+    if not isinstance(op, LaunchOp) or (kernel := op.kernel()) is None:
         return []
-    inner = kernel.computation[0]
-    schema = lookup(inner.name)
-    if schema is None or not any(schema.aliased_argument_of_return):
-        return []
-    by_argument = dict(zip(kernel.body.block.args, op.arguments))
-    return [by_argument[v] for v in inner.operands if v in by_argument]
+    block = kernel.body.block
+    shared = shared_arguments(block, kernel.yield_op.values)
+    return [operand for argument, operand in zip(block.args, op.arguments) if argument in shared]
 
 
 def is_planned(launch: LaunchOp) -> bool:
     """Whether the results of ``launch`` get buffers: a pointwise or reduction kernel, or an
     extern one whose op has an ``.out`` overload with one ``out`` argument per result and no
     data-dependent output shape, and which writes that argument at its own shape (Note [memory
-    plan]: not ``aten.matmul`` of a 1-d first operand)."""
+    plan]: not ``aten.matmul`` of a 1-d first operand); never one whose results may share an
+    operand's storage (Note [result storage]): those are no buffers of their own."""
     kernel = launch.kernel()
-    if kernel is None or not all(isinstance(r.type, TensorType) for r in launch.outputs):
+    if kernel is None or not all(isinstance(r.type, TensorType) for r in launch.outputs) \
+            or viewed_operands(launch):
         return False
     if kernel.kind.data != "extern":
         return True

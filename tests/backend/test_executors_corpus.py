@@ -1,10 +1,13 @@
-"""Every frontend corpus program through the compiled executors, forward and training, against eager.
+"""Every frontend corpus program through every executor, forward and training, against eager.
 
-``aten`` and ``triton`` (Triton's interpreter on the CPU) run each program of
-``tests/frontend/frontend_corpus.py`` compiled by ``hopc.compile``: the
-forward on every input set (outputs, inputs changed in place, buffers), and
-a training step on the first set (outputs, and the gradients of every
-floating-point input and parameter under one random cotangent per output).
+Each executor of ``EXECUTORS`` (``triton`` with Triton's interpreter on the
+CPU) runs each program of ``tests/frontend/frontend_corpus.py`` compiled by
+``hopc.compile``: the forward under ``torch.no_grad()`` on every input set
+(outputs, inputs changed in place, buffers), and a training step in grad
+mode on the first set (outputs, and the gradients of every floating-point
+input and parameter under one random cotangent per output), against eager
+and against the ``interpreter`` executor, the oracle. Random view-heavy
+programs get the same treatment in ``test_executor_agreement``.
 """
 
 from __future__ import annotations
@@ -26,10 +29,11 @@ from frontend_corpus import CASES
 from frontend_harness import check_compile, fresh
 
 from hopc.backend.interpreter import run_module
+from hopc.backend.runtime.executors import EXECUTORS as ALL_EXECUTORS
 from hopc.backend.runtime.executors import executor_named
 from hopc.ir.module import differentiable_results, entry_signature
 
-EXECUTORS = ["aten", "triton"]
+EXECUTORS = sorted(ALL_EXECUTORS)
 
 NOT_TRAINED_BY_DYNAMO = {
     "out_variant": "eager refuses out= on tensors that require grad",
@@ -59,10 +63,13 @@ def test_forward_matches_eager(case, executor):
 def test_training_matches_eager(case, executor):
     torch.manual_seed(0)
     program = case.make()
-    eager, compiled = fresh(program), fresh(program)
+    eager, compiled, reference = fresh(program), fresh(program), fresh(program)
     expected = _outputs_and_gradients(eager, eager, case.inputs[0])
     actual = _outputs_and_gradients(hopc.compile(compiled, executor=executor), compiled, case.inputs[0])
     torch.testing.assert_close(actual, expected)
+    if executor != "interpreter":
+        oracle = _outputs_and_gradients(hopc.compile(reference, executor="interpreter"), reference, case.inputs[0])
+        torch.testing.assert_close(actual, oracle, msg=lambda m: f"against the interpreter: {m}")
 
 
 def _outputs_and_gradients(run, program, inputs: tuple) -> tuple[list, list]:
@@ -86,7 +93,7 @@ NO_DERIVATIVE = {"dynamic_reshapes": "floor_divide has no derivative in PyTorch"
 """Corpus programs that autograd refuses to differentiate (eager autograd fails on them too)."""
 
 
-@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("executor", [e for e in EXECUTORS if e != "interpreter"])
 @pytest.mark.parametrize("case", [c for c in CASES if c.name not in NO_DERIVATIVE], ids=lambda case: case.name)
 def test_differentiated_module_matches_interpreter(case, executor):
     """The forward and backward entries of the differentiated module (``autograd_harness``) give

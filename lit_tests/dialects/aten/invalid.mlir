@@ -170,3 +170,48 @@ func.func @operand_not_a_tensor(%x: i32) {
   %r = aten.sin(%x) : (i32) -> !hop.tensor<[4], f32>
   func.return
 }
+
+// -----
+
+// A MemoryFormat string names one of torch's memory formats.
+func.func @unknown_memory_format(%x: !hop.tensor<[4], f32>) {
+  // expected-error @+1 {{'aten.clone' op argument 'memory_format' of type MemoryFormat? cannot be "bogus": a MemoryFormat is one of channels_last, channels_last_3d, contiguous_format, legacy_contiguous_format, preserve_format}}
+  %r = aten.clone(%x) {memory_format = "bogus"} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  func.return
+}
+
+// -----
+
+// The same in the generic form.
+func.func @unknown_memory_format_generic(%x: !hop.tensor<[4], f32>) {
+  // expected-error @+1 {{'aten.clone' op argument 'memory_format' of type MemoryFormat? cannot be "bogus"}}
+  %r = "aten.clone"(%x) <{memory_format = "bogus"}> : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  func.return
+}
+
+// -----
+
+// A Layout string names one of torch's layouts.
+func.func @unknown_layout() {
+  // expected-error @+1 {{'aten.zeros' op argument 'layout' of type Layout? cannot be "dense": a Layout is one of}}
+  %r = aten.zeros() {size = [4], layout = "dense"} : () -> !hop.tensor<[4], f32>
+  func.return
+}
+
+// -----
+
+// A Device string is a device type torch knows, with an optional index.
+func.func @unknown_device_type() {
+  // expected-error @+1 {{'aten.zeros' op argument 'device' of type Device? cannot be "gpu": a Device is a device type (cpu, cuda,}}
+  %r = aten.zeros() {size = [4], device = "gpu"} : () -> !hop.tensor<[4], f32>
+  func.return
+}
+
+// -----
+
+// torch.device takes no leading zero (nor sign, nor space) in an index.
+func.func @malformed_device_index() {
+  // expected-error @+1 {{'aten.zeros' op argument 'device' of type Device? cannot be "cuda:01"}}
+  %r = aten.zeros() {size = [4], device = "cuda:01"} : () -> !hop.tensor<[4], f32>
+  func.return
+}

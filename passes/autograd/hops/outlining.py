@@ -120,7 +120,8 @@ def draws_random_numbers(region: Region, module: ModuleOp) -> bool:
         for op in pending.pop().walk():
             if isinstance(op, AtenOp) and op.is_random:
                 return True
-            if isinstance(op, hop.InvokeSubgraphOp) and op.callee.string_value() not in seen:
+            if isinstance(op, hop.InvokeSubgraphOp | hop.AutogradFunctionOp) \
+                    and op.callee.string_value() not in seen:
                 seen.add(op.callee.string_value())
                 pending.append(lookup_subgraph(module, op).body)
     return False

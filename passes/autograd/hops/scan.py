@@ -55,7 +55,7 @@ from hopc.dialects.hop_interface import RegionEntry, hop_interface
 from hopc.ir.diagnostics import op_error
 from hopc.ir.symbol_uses import symbols_of_attribute
 from hopc.ir.types import TensorType
-from hopc.passes.autograd.joint import JointBuilder, is_floating, loop_active_arguments
+from hopc.passes.autograd.joint import JointBuilder, is_differentiable, loop_active_arguments
 from hopc.passes.autograd.regions import RegionPair, region_pair
 from hopc.passes.autograd.rules import backward_rule_for
 
@@ -94,7 +94,7 @@ def _differentiated_arguments(builder: JointBuilder, op: Operation, entry: Regio
     then the carries the body makes active, to a fixpoint), and the body's active values."""
     body = entry.region.block
     active = {i for i, position in enumerate(entry.operands)
-              if builder.is_active(op.operands[position]) and is_floating(body.args[i])}
+              if builder.is_active(op.operands[position]) and is_differentiable(body.args[i])}
     arguments, values = loop_active_arguments(body, active, entry.carried)
     return sorted(arguments), values
 

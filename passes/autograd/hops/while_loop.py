@@ -67,7 +67,7 @@ from hopc.ir.diagnostics import op_error
 from hopc.ir.types import DTYPES, TensorType, free_symbols_of_types, shape_symbols
 from hopc.passes.autograd.hops.outlining import add_subgraph, draws_random_numbers, module_of
 from hopc.passes.autograd.hops.while_sweeps import JointStep, LoopPlan, PairStep, ResidualSource, emit_backward
-from hopc.passes.autograd.joint import JointBuilder, is_floating, loop_active_arguments
+from hopc.passes.autograd.joint import JointBuilder, is_differentiable, loop_active_arguments
 from hopc.passes.autograd.regions import RegionPair, cloned_block, region_joint, region_pair
 from hopc.passes.autograd.rules import backward_rule_for
 from hopc.passes.autograd.symbols import fresh_symbol
@@ -163,7 +163,7 @@ def _checkpoint_every(op: hop.WhileOp) -> int | None:
 def _active_arguments(builder: JointBuilder, op: hop.WhileOp) -> tuple[list[int], list[int]]:
     """(carried positions, additional positions) that carry gradients: a fixpoint over the body."""
     count = len(op.carried)
-    carried = {j for j, v in enumerate(op.carried) if builder.is_active(v) and is_floating(v)}
+    carried = {j for j, v in enumerate(op.carried) if builder.is_active(v) and is_differentiable(v)}
     additional = [i for i, v in enumerate(op.additional) if builder.is_active(v)]
     active, _ = loop_active_arguments(op.body_region.block, carried | {count + i for i in additional}, count)
     return sorted(i for i in active if i < count), additional

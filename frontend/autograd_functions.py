@@ -1,0 +1,148 @@
+"""Custom ``torch.autograd.Function``s through ATen tracing: forward and backward kept as graphs.
+
+Note [kept autograd functions]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Where a custom Function's call needs gradients, Dynamo records it as
+``autograd_function_apply(fwd_body, bwd_body, *operands)`` (Note [custom
+autograd functions] in ``hopc.dialects.hop_autograd_function``); where none
+does (grad mode off, no operand requiring grad) it inlines the forward, which
+is all eager runs then. Retraced to ATen (Note [pre-dispatch capture]) on
+detached inputs, PyTorch's HOP would run its forward inline and lose the
+backward, so ``keep_autograd_functions`` retargets each call, in every
+nested graph, to ``hopc_autograd_function(fwd_body, bwd_body, gradients,
+*operands)``: ``gradients`` are the operand positions for which the backward
+returns a gradient rather than ``None``, and the backward now returns those
+alone. Under the proxy mode that HOP traces the forward and the backward
+(on fresh cotangents shaped like the outputs, then the saved values) into
+graphs of their own and records one call node whose results are the
+forward's outputs then its saved values; everywhere else it runs the
+forward. The grad-mode switches Dynamo puts around both bodies go: hopc
+differentiates neither. The importer makes the call a
+``hop.autograd_function`` and the two graphs its ``hop.subgraph``s.
+
+What hopc cannot give eager's backward for is refused here, located at the
+call: ``ctx.mark_dirty``, ``ctx.mark_non_differentiable``, and a forward that
+returns an input or a view of one (eager makes such an output a view with a
+custom backward, which a functional module has no op for).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.fx
+import torch.utils._pytree as pytree
+from torch._C import DispatchKey
+from torch._higher_order_ops.utils import reenter_make_fx, register_fake
+from torch._ops import HigherOrderOperator
+from torch.fx.experimental.proxy_tensor import ProxyTorchDispatchMode, track_tensor_tree
+from torch.multiprocessing.reductions import StorageWeakRef
+
+from hopc.frontend.errors import unsupported
+from hopc.frontend.nested_graphs import rewrite_nested_graphs
+
+_AUTOGRAD_FUNCTION_APPLY = torch.ops.higher_order.autograd_function_apply
+
+
+class KeptAutogradFunction(HigherOrderOperator):
+    """``hopc_autograd_function(forward, backward, gradients, *operands)``: the forward's
+    outputs, then its saved values, flat; traced as one node with both bodies (Note [kept
+    autograd functions]). The backward returns one gradient per operand position in
+    ``gradients``, a tuple of ints."""
+
+    def __init__(self) -> None:
+        super().__init__("hopc_autograd_function")
+        self.py_impl(ProxyTorchDispatchMode)(self._trace)
+        self.py_impl(DispatchKey.CompositeExplicitAutograd)(self._run)
+        self.py_autograd_impl(self._below_autograd)
+        register_fake(self, self._run)
+
+    def __call__(self, forward: torch.fx.GraphModule, backward: torch.fx.GraphModule,
+                 gradients: tuple[int, ...], *operands: object) -> object:
+        return super().__call__(forward, backward, gradients, *operands)
+
+    @staticmethod
+    def _run(forward: torch.fx.GraphModule, backward: torch.fx.GraphModule,
+             gradients: tuple[int, ...], *operands: object) -> tuple:
+        outputs, saved = forward(*operands)
+        return (*outputs, *saved)
+
+    def _below_autograd(self, forward: torch.fx.GraphModule, backward: torch.fx.GraphModule,
+                        gradients: tuple[int, ...], *operands: object) -> object:
+        with torch._C._AutoDispatchBelowAutograd():
+            return self(forward, backward, gradients, *operands)
+
+    def _trace(self, mode: ProxyTorchDispatchMode, forward: torch.fx.GraphModule,
+               backward: torch.fx.GraphModule, gradients: tuple[int, ...], *operands: object) -> object:
+        traced_forward = reenter_make_fx(forward)(*operands)
+        outputs, saved = forward(*operands)
+        cotangents = [torch.empty_like(o) if isinstance(o, torch.Tensor) else o for o in outputs]
+        traced_backward = reenter_make_fx(backward)(*cotangents, *saved)
+        tracer = mode.tracer
+        bodies = []
+        for body, role in ((traced_forward, "forward"), (traced_backward, "backward")):
+            name = tracer.get_fresh_qualname(f"{self._name}_{role}")
+            tracer.root.register_module(name, body)
+            bodies.append(body)
+        proxy_arguments = pytree.tree_map(tracer.unwrap_proxy, (*bodies, gradients, *operands))
+        result_proxy = tracer.create_proxy("call_function", self, proxy_arguments, {})
+        return track_tensor_tree((*outputs, *saved), result_proxy, constant=None, tracer=tracer)
+
+
+hopc_autograd_function = KeptAutogradFunction()
+
+
+def keep_autograd_functions(graph_module: torch.fx.GraphModule) -> None:
+    """Retargets each ``autograd_function_apply``, in every nested graph, to
+    ``hopc_autograd_function``; raises ``HopcError`` at a call hopc refuses
+    (Note [kept autograd functions]). Only the graphs that had a call are recompiled."""
+    rewrite_nested_graphs(graph_module, _keep_calls_of)
+
+
+def _keep_calls_of(module: torch.fx.GraphModule) -> bool:
+    calls = list(module.graph.find_nodes(op="call_function", target=_AUTOGRAD_FUNCTION_APPLY))
+    for node in calls:
+        _check_supported(module, node)
+        forward, backward, *operands = node.args
+        for body in (forward, backward):
+            _drop_grad_mode_switches(getattr(module, body.target))
+        node.target = hopc_autograd_function
+        node.args = (forward, backward, _gradient_positions(getattr(module, backward.target)), *operands)
+        node.kwargs = {}
+    return bool(calls)
+
+
+def _drop_grad_mode_switches(body: torch.fx.GraphModule) -> None:
+    """Erases the grad-mode switches Dynamo puts around each body (eager runs both without
+    grad): hopc never differentiates either, so they are no no-grad span (Note [no-grad spans])."""
+    for switch in list(body.graph.find_nodes(op="call_function", target=torch._C._set_grad_enabled)):
+        body.graph.erase_node(switch)
+    body.recompile()
+
+
+def _gradient_positions(backward: torch.fx.GraphModule) -> tuple[int, ...]:
+    """The operand positions for which ``backward`` returns a gradient, not ``None``; its
+    output becomes those gradients alone."""
+    output = backward.graph.output_node()
+    returned = output.args[0]
+    positions = tuple(index for index, gradient in enumerate(returned) if gradient is not None)
+    output.args = (tuple(returned[index] for index in positions),)
+    backward.recompile()
+    return positions
+
+
+def _check_supported(module: torch.fx.GraphModule, node: torch.fx.Node) -> None:
+    if node.kwargs.get("dirty_idx"):
+        raise unsupported(node, "ctx.mark_dirty in a custom autograd.Function (its forward changes "
+                                "an input in place); return a new tensor instead")
+    if node.kwargs.get("non_differentiable_idx"):
+        raise unsupported(node, "ctx.mark_non_differentiable in a custom autograd.Function")
+    forward = getattr(module, node.args[0].target)
+    inputs = {StorageWeakRef(value.untyped_storage())
+              for placeholder in forward.graph.find_nodes(op="placeholder")
+              if isinstance(value := placeholder.meta.get("example_value"), torch.Tensor)}
+    outputs, _saved = forward.graph.output_node().args[0]
+    for output in outputs:
+        value = output.meta.get("example_value") if isinstance(output, torch.fx.Node) else None
+        if isinstance(value, torch.Tensor) and StorageWeakRef(value.untyped_storage()) in inputs:
+            raise unsupported(node, "a custom autograd.Function whose forward returns an input or a "
+                                    "view of one; return a new tensor (a .clone())")
