@@ -16,7 +16,10 @@ recompiles once with that size symbolic, so one module serves every size
 (``dynamic=True`` asks for that from the start, ``dynamic=False`` never).
 Outputs keep the program's pytree, and mutation of inputs and buffers is
 visible to the caller. Graph breaks are allowed unless ``fullgraph=True``:
-the Python between graphs runs eagerly, as in ``torch.compile``. What hopc
+the Python between graphs runs eagerly, as in ``torch.compile``; a frame
+that Dynamo gives up on as a whole runs eagerly with a warning (Note [eager
+fallback] in ``hopc.frontend.eager_fallback``). A module compiles to a
+``CompiledModule``, a module sharing its state (Note [compiled module]). What hopc
 cannot compile raises hopc's own located ``HopcError``, not Dynamo's
 ``BackendCompilerFailed`` around it, and so does what Dynamo cannot trace (with
 ``fullgraph=True``) or finds wrong in the program, and any other failure of
@@ -49,6 +52,7 @@ from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.training_call import TrainingCall
 from hopc.frontend.dynamo_backend import differentiated_call, graph_call, hopc_backend
+from hopc.frontend.eager_fallback import EagerFallbacks
 from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc, user_location
 from hopc.frontend.freezing import FreezeOptions, frozen_backend, frozen_module_call
 from hopc.frontend.module_hooks import ModuleHooks
@@ -106,8 +110,9 @@ def dynamo_settings() -> Iterator[None]:
         yield
 
 
-def _settings_while_compiling(callback: Callable) -> Callable:
-    """Dynamo's frame callback, run under ``dynamo_settings()``.
+def _settings_while_compiling(callback: Callable, fallbacks: EagerFallbacks) -> Callable:
+    """Dynamo's frame callback, run under ``dynamo_settings()``, warning of the frames Dynamo
+    gives up on (Note [eager fallback] in ``hopc.frontend.eager_fallback``).
 
     Note [settings at compile time]
     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -123,7 +128,7 @@ def _settings_while_compiling(callback: Callable) -> Callable:
     """
 
     def compile_frame(*args: object, **kwargs: object) -> object:
-        with dynamo_settings():
+        with dynamo_settings(), fallbacks.watching():
             return callback(*args, **kwargs)
 
     compile_frame._torchdynamo_orig_backend = callback  # type: ignore[attr-defined]
@@ -150,22 +155,25 @@ class CompiledProgram:
     costs about 20 ns a call.
     """
 
+    __slots__ = ("_program", "_hooks", "_compiled", "_compiled_forward")
+    """Slots, so that ``CompiledModule`` tells its own state from its module's (Note [compiled module])."""
+
     def __init__(self, program: Callable, dynamic: bool | None, fullgraph: bool, executor: str,
                  frozen: FreezeOptions | None = None):
-        self.program = program
+        self._program = program
         backend = functools.partial(hopc_backend, executor=executor)
         if frozen is not None:
             backend = functools.partial(frozen_backend, graph_call, executor=executor, options=frozen)
         context = torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)
         if hasattr(context, "callback"):  # not when Dynamo is disabled (TORCHDYNAMO_DISABLE=1)
-            context.callback = _settings_while_compiling(context.callback)
+            context.callback = _settings_while_compiling(context.callback, EagerFallbacks())
         self._hooks = hooks = ModuleHooks(program)
         self._compiled = context(program if hooks.module is None else program.__call__)
         self._compiled_forward = None if hooks.forward is None else context(hooks.forward)
 
     def __call__(self, *args: object, **kwargs: object) -> object:
         if _transforms_active():  # Note [calls under torch.func]
-            return self.program(*args, **kwargs)
+            return self._program(*args, **kwargs)
         run = self._compiled_forward if self._hooks.runs_forward() else self._compiled
         try:
             return run(*args, **kwargs)
@@ -175,19 +183,99 @@ class CompiledProgram:
             inner = failure.inner_exception
             if isinstance(inner, HopcError):
                 raise inner from None
-            raise internal_error(inner, self.program) from inner
+            raise internal_error(inner, self._program) from inner
         except torch._dynamo.exc.TorchDynamoException as failure:
-            raise dynamo_error(failure, self.program, "compile") from None
+            raise dynamo_error(failure, self._program, "compile") from None
         except Exception as failure:
             if raised_in_hopc(failure):
-                raise internal_error(failure, self.program) from failure
+                raise internal_error(failure, self._program) from failure
             raise
+
+
+class CompiledModule(CompiledProgram, torch.nn.Module):
+    """A module compiled by hopc: a ``torch.nn.Module`` whose call runs the compiled program
+    and whose state (parameters, buffers, submodules, hooks, mode, attributes) is the original's.
+
+    Note [compiled module]
+    ~~~~~~~~~~~~~~~~~~~~~~
+    ``hopc.compile(module)`` is a module as ``torch.compile(module)`` is, so that
+    code taking a module (an optimizer over ``parameters()``, ``state_dict()``,
+    ``eval()``, the model's own methods and attributes) takes the compiled one.
+    It has no module state of its own (``Module.__init__`` is not run): every
+    attribute it does not define is read from, written to and deleted on the
+    original, so ``Module``'s methods, run on it, see and change the original's
+    parameters, buffers, submodules, hooks and ``training``, under the
+    original's names: ``named_parameters()`` and ``state_dict()`` keys are the
+    original's (a checkpoint of either loads into the other), not prefixed
+    with ``_orig_mod.`` as ``torch.compile``'s ``OptimizedModule`` prefixes them.
+    The methods a module class overrides to change how its state is handled
+    (``train``, ``_apply``: ``to``, ``float``, ...; ``apply``, ``state_dict``,
+    ``load_state_dict``) run on the original, so its class's own versions
+    apply; those that return the module return the compiled one.
+    ``_orig_mod`` is the original, as on an ``OptimizedModule``.
+
+    A call is ``CompiledProgram``'s, the same code at the same per-call cost
+    (its state lives in slots): the original's compiled ``forward`` or its
+    compiled ``__call__`` (Note [module forward]), never ``Module.__call__`` of
+    the compiled module, which would fire global hooks a second time. Dynamo
+    compiles the original, so it guards the original's ``training`` and
+    recompiles after ``train()``/``eval()``. Hooks registered on the compiled
+    module are the original's.
+    """
+
+    def __getattr__(self, name: str) -> object:
+        if name == "_program":  # not set yet: no original to ask
+            raise AttributeError(name)
+        return getattr(self._program, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in CompiledProgram.__slots__:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._program, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(self._program, name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(dir(self._program)) | set(object.__dir__(self)))
+
+    def __repr__(self) -> str:
+        return f"CompiledModule({self._program!r})"
+
+    @property
+    def _orig_mod(self) -> torch.nn.Module:
+        """The original module (``torch.compile``'s ``OptimizedModule`` names it so too)."""
+        return self._program
+
+    def forward(self, *args: object, **kwargs: object) -> object:
+        """The compiled call, as ``compiled(*args, **kwargs)``."""
+        return self(*args, **kwargs)
+
+    def train(self, mode: bool = True) -> CompiledModule:
+        self._program.train(mode)
+        return self
+
+    def _apply(self, fn: Callable, recurse: bool = True) -> CompiledModule:
+        self._program._apply(fn, recurse)
+        return self
+
+    def apply(self, fn: Callable[[torch.nn.Module], None]) -> CompiledModule:
+        self._program.apply(fn)
+        return self
+
+    def state_dict(self, *args: object, **kwargs: object) -> dict[str, object]:
+        return self._program.state_dict(*args, **kwargs)
+
+    def load_state_dict(self, *args: object, **kwargs: object) -> object:
+        return self._program.load_state_dict(*args, **kwargs)
 
 
 def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None,
                     fullgraph: bool = False, executor: str = DEFAULT_EXECUTOR, freeze: bool = False,
                     drop_parameters: bool = False) -> Callable:
-    """A callable with ``program``'s eager semantics, compiled by hopc and run by ``executor``.
+    """A callable with ``program``'s eager semantics, compiled by hopc and run by ``executor``:
+    for an ``nn.Module``, a ``CompiledModule`` sharing its state (Note [compiled module]).
 
     ``executor`` names one of ``hopc.backend.runtime.executors.EXECUTORS``: the
     default is the fastest correct one; ``"interpreter"`` checks every value
@@ -206,8 +294,8 @@ def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None
         raise HopcError(unknown.message, user_location(traceback.extract_stack())) from None
     if isinstance(program, ModuleOp):
         return frozen_module_call(program, executor) if freeze else _compile_module(program, executor)
-    return CompiledProgram(program, dynamic, fullgraph, executor,
-                           FreezeOptions(drop_parameters) if freeze else None)
+    compiled = CompiledModule if isinstance(program, torch.nn.Module) else CompiledProgram
+    return compiled(program, dynamic, fullgraph, executor, FreezeOptions(drop_parameters) if freeze else None)
 
 
 def _compile_module(module: ModuleOp, executor: str) -> ModuleCall | TrainingCall:

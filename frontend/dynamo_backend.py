@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 
 import torch
 import torch.fx
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.multiprocessing.reductions import StorageWeakRef
 from xdsl.dialects.builtin import ModuleOp
 
@@ -120,6 +121,7 @@ def graph_call(graph_module: torch.fx.GraphModule, example_inputs: list, *,
     """
     fake_mode = graph_fake_mode(graph_module)
     arguments = _graph_arguments(graph_module)
+    _check_no_tensor_subclass(arguments)
     lifted = _lifted_arguments(lift_tensor_attributes(graph_module, None, fake_mode))
     graph_module.recompile()
     aten_graph = lower_to_aten(graph_module, [a.example for a in arguments + lifted], fake_mode)
@@ -159,6 +161,21 @@ def differentiated(module: ModuleOp) -> ModuleOp:
     from hopc.passes.autograd import differentiate
 
     return differentiate(module)
+
+
+def _check_no_tensor_subclass(arguments: list[EntryArgument]) -> None:
+    """Raises when an input is a tensor subclass that Dynamo passes into the graph as itself.
+
+    Dynamo inlines a ``__torch_function__`` subclass (the graph sees plain
+    tensors), but passes a traceable ``__torch_dispatch__`` wrapper subclass
+    (``TwoTensor``) through as a subclass of fake tensors, which hopc does not
+    import (yet).
+    """
+    for argument in arguments:
+        example = argument.example
+        if isinstance(example, torch.Tensor) and not isinstance(example, FakeTensor):
+            raise HopcError(f"unsupported: tensor subclass {type(example).__name__} as an input "
+                            f"('{argument.name}')", user_location(traceback.extract_stack()))
 
 
 def _check_gradients_can_be_given(arguments: list[EntryArgument]) -> None:

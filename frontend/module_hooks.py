@@ -11,9 +11,10 @@ module twice, lazily, as Dynamo compiles: its bound ``forward``, which a call
 runs while ``ModuleHooks.runs_forward`` (``_call_impl``'s own test: no hook of any
 kind, the module's or global, and ``forward`` still the method compiled),
 and the module's ``__call__``, which runs its hooks as eager does and serves
-every other call. The module is not wrapped in an ``OptimizedModule`` as
-``torch.compile(module)`` does: that wrapper is a module too, whose call
-fires global hooks a second time.
+every other call. The ``CompiledModule`` that ``hopc.compile`` returns is a
+module, but its call is not ``Module.__call__`` (Note [compiled module] in
+``hopc.frontend.compile``), unlike ``torch.compile``'s ``OptimizedModule``,
+whose call fires global hooks a second time.
 
 Note [hook guards]
 ~~~~~~~~~~~~~~~~~~

@@ -16,13 +16,28 @@ The public API; each entry point imports its machinery on first use, so that
   generic form. ``str(module)`` is ``to_text(module)`` without the file's
   resource section (the bytes of ``dense_resource`` constants, which
   ``hopc.ir.resources`` keeps).
+
+``CompiledModule`` (what ``compile`` returns for an ``nn.Module``: a module
+sharing the original's state) and ``EagerFallbackWarning`` (Dynamo gave up on a
+frame, which runs eagerly) are imported on first use too.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["capture", "compile", "parse", "to_text"]
+__all__ = ["CompiledModule", "EagerFallbackWarning", "capture", "compile", "parse", "to_text"]
+
+_LAZY = {"CompiledModule": "hopc.frontend.compile", "EagerFallbackWarning": "hopc.frontend.eager_fallback"}
+"""The public classes, by the module that defines them (imported on first use)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'hopc' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(_LAZY[name]), name)
 
 
 def capture(program: Any, args: Any, kwargs: Any = None, *, dynamic_shapes: Any = None) -> Any:

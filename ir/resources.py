@@ -55,7 +55,10 @@ prepares from it: Note [compiled executors] in
 ``hopc.backend.runtime.executors``). An owner is released from a finalizer,
 which may run in the middle of the store's own work (a collection there):
 it is released at once where the store is free, else by the store's next
-``intern`` or ``release``.
+``intern`` or ``release``. The blobs go when the artifact does; the tensors
+the executors converted from them (``constant_value``'s cache, generated
+code's namespace) go with the artifact's modules and generated functions,
+which hold reference cycles: when Python's cycle collector frees those.
 """
 
 from __future__ import annotations
@@ -141,8 +144,9 @@ class ResourceBlobs(OpAsmDialectInterface):
         self._to_release: list[BlobOwner] = []
         """Owners released while the store was busy (Note [owned blobs])."""
 
-    def __len__(self) -> int:
-        """The number of blobs bound."""
+    @property
+    def bound_count(self) -> int:
+        """The number of blobs bound (no ``__len__``: xDSL tests the interface for truth)."""
         return len(self._blobs)
 
     def intern(self, handle: str, blob: bytes, owner: BlobOwner | None = None) -> str:

@@ -58,6 +58,15 @@ formula and the copy computes the same values. The joint of such an op is
 traced with its view, which the traced graph then holds as the copy again
 (Note [functional derivatives]).
 
+Note [anomaly mode in traces]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Under ``torch.autograd.detect_anomaly()`` autograd checks each gradient it
+computes for NaN, a data-dependent test that a trace over fake tensors cannot
+decide. A derivative is traced with anomaly mode off: the trace computes no
+values to check, and whether it is on cannot change the derivative. The
+user's backward still runs under it, which checks the gradients the compiled
+backward returns as eager checks those of any ``autograd.Function``.
+
 Note [derivative cache key]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 A derivative is cached by what can change it: the op, its properties, its
@@ -93,6 +102,8 @@ from hopc.ir.substitution import parameters, substitute
 from hopc.ir.torch_symbolic import FakeShapes, SymbolFacts
 from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import TensorType, is_float_symbol_name
+from hopc.passes.autograd.differentiable_forms import DIFFERENTIABLE_FORMS
+from hopc.passes.autograd.masked_gradients import defined_gradient_outputs
 
 
 @dataclass(frozen=True)
@@ -198,7 +209,7 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
         primals, tangents = tensors[:count], tensors[count:count + tangent_count]
         args, kwargs = call_arguments(schema, shapes, groups, properties, nones, [False] * count,
                                       tensors=primals)
-        outputs = overload(*args, **kwargs)
+        outputs = DIFFERENTIABLE_FORMS.get(overload, overload)(*args, **kwargs)  # Note [differentiable forms]
         flat = list(outputs) if isinstance(outputs, tuple | list) else [outputs]
         for index, tangent in zip(tangent_results, tangents, strict=True):
             _same_sizes(flat[index], tangent)
@@ -207,8 +218,10 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
         used = [(flat[i], t) for i, t in zip(tangent_results, tangents, strict=True) if flat[i].requires_grad]
         if not used:
             return flat, [None] * len(differentiated)
-        gradients = torch.autograd.grad([o for o, _ in used], [primals[i] for i in differentiated],
-                                        [t for _, t in used], allow_unused=True)
+        # Note [masked gradient outputs]; Note [anomaly mode in traces]
+        with defined_gradient_outputs(), torch.autograd.set_detect_anomaly(False):
+            gradients = torch.autograd.grad([o for o, _ in used], [primals[i] for i in differentiated],
+                                            [t for _, t in used], allow_unused=True)
         return flat, list(gradients)
 
     what = f"the derivative of {op.name}"

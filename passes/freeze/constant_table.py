@@ -10,7 +10,8 @@ Note [constants declared last]
 Folding makes many values that later folding consumes (a frozen weight, its
 transpose, its bf16 cast): only the last is read at run time. A declared
 ``hop.constant`` keeps a copy of its bytes, and a ``dense_resource`` blob
-lives as long as the process (Note [one blob store]), so the table holds new
+lives as long as the process, or as its owner (Note [one blob store], Note
+[owned blobs]), so the table holds new
 values as tensors while the pass runs and declares, at the end, only those
 still read. Until ``finish`` a ``hop.get_constant`` may name a constant the
 module does not declare yet; the pass verifies nothing before then.

@@ -4,6 +4,8 @@ compiled program frees them (Note [owned blobs] in ``hopc.ir.resources``)."""
 from __future__ import annotations
 
 import gc
+import os
+import sys
 
 import pytest
 import torch
@@ -11,6 +13,9 @@ import torch
 import hopc
 from hopc.backend import interpreter_hop
 from hopc.ir.resources import BLOBS
+
+sys.path.insert(0, os.path.dirname(__file__))
+from freeze_harness import as_parameters  # after tests/freeze is on the path
 
 
 @pytest.fixture(autouse=True)
@@ -20,6 +25,13 @@ def fresh_dynamo():
     torch._dynamo.reset()
 
 
+def _collect() -> None:
+    """Collects until nothing is left to collect: a collection that frees a compiled call frees
+    the kernel-level module lowered for it (a weak dictionary's value) only in the next."""
+    while gc.collect():
+        pass
+
+
 def _model() -> torch.nn.Module:
     torch.manual_seed(0)
     return torch.nn.Sequential(torch.nn.Linear(32, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32))
@@ -27,34 +39,46 @@ def _model() -> torch.nn.Module:
 
 def test_refreezes_replace_the_constants_and_dropping_the_program_frees_them():
     """Each weight update refreezes; before, each left a copy of the weights in the blob store."""
-    gc.collect()
-    blobs_before, converted_before = len(BLOBS), len(interpreter_hop._CONSTANT_TENSORS)
+    _collect()
+    blobs_before, converted_before = BLOBS.bound_count, len(interpreter_hop._CONSTANT_TENSORS)
     model, x = _model(), torch.randn(4, 32)
     compiled = hopc.compile(model, freeze=True)
     with torch.no_grad():
         torch.testing.assert_close(compiled(x), model(x))
-        blobs_frozen = len(BLOBS)
+        blobs_frozen = BLOBS.bound_count
         assert blobs_frozen > blobs_before  # the 32 x 32 weights are blobs
         for _ in range(6):
             model[0].weight.mul_(1.5)  # a new version: the guard refreezes
             torch.testing.assert_close(compiled(x), model(x))
-            assert len(BLOBS) == blobs_frozen
+            assert BLOBS.bound_count == blobs_frozen
     del compiled
     torch._dynamo.reset()
-    gc.collect()
-    assert len(BLOBS) == blobs_before
+    _collect()
+    assert BLOBS.bound_count == blobs_before
     assert len(interpreter_hop._CONSTANT_TENSORS) <= converted_before
 
 
-def test_a_frozen_hop_module_call_frees_its_constants_when_dropped():
-    model, x = _model(), torch.randn(4, 32)
-    module = hopc.capture(model, (x,))
-    gc.collect()
-    blobs_before = len(BLOBS)
+SQUARE = """
+func.func @forward(%x: !hop.tensor<[128], f32>, %w: !hop.tensor<[128], f32>) -> !hop.tensor<[128], f32> {
+  %k = aten.mul.Tensor(%w, %w) : (!hop.tensor<[128], f32>, !hop.tensor<[128], f32>) -> !hop.tensor<[128], f32>
+  %y = aten.add.Tensor(%x, %k) : (!hop.tensor<[128], f32>, !hop.tensor<[128], f32>) -> !hop.tensor<[128], f32>
+  func.return %y : !hop.tensor<[128], f32>
+}
+"""
+
+
+def test_a_frozen_hop_module_call_frees_its_folded_constants_when_dropped():
+    """``w * w`` folds into a new constant, which the call owns; ``w``'s own blob, made
+    without owner, stays."""
+    module = hopc.parse(SQUARE)
+    weight = torch.arange(128.0)
+    as_parameters(module, {1: weight})
+    _collect()
+    blobs_before = BLOBS.bound_count
     compiled = hopc.compile(module, freeze=True)
-    assert len(BLOBS) > blobs_before
-    with torch.no_grad():
-        torch.testing.assert_close(compiled(x)[0], model(x))
+    assert BLOBS.bound_count == blobs_before + 1
+    x = torch.randn(128)
+    torch.testing.assert_close(compiled(x)[0], x + weight * weight)
     del compiled
-    gc.collect()
-    assert len(BLOBS) == blobs_before
+    _collect()
+    assert BLOBS.bound_count == blobs_before

@@ -38,7 +38,7 @@ def _in_threads(work: Callable[[int], None]) -> None:
         try:
             start.wait()
             work(thread)
-        except BaseException as failure:  # noqa: BLE001  (re-raised in the test's thread)
+        except BaseException as failure:  # re-raised in the test's thread
             failures.append(failure)
 
     threads = [threading.Thread(target=run, args=(thread,)) for thread in range(THREADS)]
