@@ -3,18 +3,37 @@
 A region op runs its regions as its docstring in ``hopc.dialects.hop`` says,
 binding block arguments to the operand values themselves (no copies); ops on
 shape symbols compute on Python ints and bools; ``hop.get_constant`` gives
-each read its own copy of its constant's tensor, which is converted from the
-IR once per ``hop.constant`` (``constant_value``): a copy costs one memcpy,
-and nothing a program or caller does to it reaches the shared tensor.
+each read its own copy of its constant's tensor (``constant_value``'s), so
+nothing a program or caller does to it reaches a shared tensor.
+
+Note [converted constants]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+Prepared code (generated host code, a planned function) converts each
+constant it reads to a tensor once and keeps it, shared by every run
+(``constant_value``). The code that keeps a tensor owns it: the tensor goes
+when the last code holding it does, by reference counting alone, as the
+blobs go with their artifact (Note [owned blobs] in ``hopc.ir.resources``).
+So the cache that lets the functions of one module (a training call's
+forward and backward) share one conversion holds it weakly: it is keyed by
+the ``hop.constant`` op, which lives in the IR's reference cycles (parent
+and neighbour links) until Python's cycle collector frees it, and a strong
+value there would live as long, however long ago its code was dropped (a
+refreeze's old constants piled up, 2 MB a refreeze of a 2 MiB model, while
+the collector did not run). Nor may what holds the tensor sit in a
+reference cycle: generated code reads its constants as closure variables,
+not as globals of a namespace that holds the function too (Note [generated
+host code] in ``hopc.backend.host.codegen``), and a planned function's
+steps are closures over them. The reference interpreter holds no
+conversion: each read converts where no prepared code holds one.
 """
 
 from __future__ import annotations
 
 import math
 import operator
+import weakref
 from collections import ChainMap
 from collections.abc import Callable, Sequence
-from weakref import WeakKeyDictionary
 
 import torch
 from xdsl.ir import Attribute, Operation, Region, SSAValue
@@ -40,25 +59,31 @@ SYM_BINARY_FUNCTIONS: dict[type[Operation], Callable[[int, int], int | bool]] = 
 
 _SYM_UNARY_FUNCTIONS: dict[type[Operation], Callable[[int | float], float]] = {
     hop.SymFloatOp: float, hop.SymSqrtOp: math.sqrt,
+    hop.SymNegOp: operator.neg, hop.SymAbsOp: abs, hop.SymNotOp: operator.not_,
 }
-"""What ``sym_float(n)`` and ``math.sqrt(n)`` compute in eager."""
+"""What ``sym_float(n)``, ``math.sqrt(n)``, ``-n``, ``abs(n)`` and ``not c`` compute in eager."""
 
 
-_CONSTANT_TENSORS: WeakKeyDictionary[hop.ConstantOp, tuple[Attribute, torch.Tensor]] = WeakKeyDictionary()
-"""Each ``hop.constant`` run so far -> its value attribute then, and that value as a tensor."""
+_CONVERTED: weakref.WeakKeyDictionary[hop.ConstantOp, tuple[Attribute, weakref.ref[torch.Tensor]]] = \
+    weakref.WeakKeyDictionary()
+"""Each ``hop.constant`` converted so far -> its value attribute then, and that conversion
+while some code holds it (Note [converted constants])."""
 
 
 def constant_value(op: hop.GetConstantOp) -> torch.Tensor:
-    """The tensor ``op`` reads. Converted from the IR once per ``hop.constant`` (again only
-    when its value attribute is replaced) and shared: whoever hands it out must not let it
-    be written."""
+    """The tensor ``op`` reads, shared: the conversion some code holds already (made again
+    only when the ``hop.constant``'s value attribute is replaced), else a new one. The caller
+    keeps it for as long as it needs it (Note [converted constants]) and must not let it be
+    written."""
     constant = op.referenced()
     if not isinstance(constant, hop.ConstantOp):
         raise interpreter_error(op, f"reads @{op.symbol}, which is not a hop.constant of the module")
-    cached = _CONSTANT_TENSORS.get(constant)
-    if cached is None or cached[0] is not constant.value:
-        cached = _CONSTANT_TENSORS[constant] = (constant.value, constant_tensor(constant))
-    return cached[1]
+    cached = _CONVERTED.get(constant)
+    tensor = cached[1]() if cached is not None and cached[0] is constant.value else None
+    if tensor is None:
+        tensor = constant_tensor(constant)
+        _CONVERTED[constant] = (constant.value, weakref.ref(tensor))
+    return tensor
 
 
 def run_callee(body: Region, input_types: Sequence[Attribute], args: list[object], frame: Frame,

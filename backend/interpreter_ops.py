@@ -23,8 +23,9 @@ from hopc.ir.types import Dim, SymBoolType, SymFloatType, SymIntType, TensorType
 
 
 @cache
-def torch_overload(base_name: str, overload: str) -> torch._ops.OpOverload:
-    return getattr(getattr(torch.ops.aten, base_name), overload or "default")
+def torch_overload(base_name: str, overload: str, namespace: str = "aten") -> torch._ops.OpOverload:
+    """``torch.ops.<namespace>.<base_name>.<overload>``: ATen's, or a custom operator's."""
+    return getattr(getattr(getattr(torch.ops, namespace), base_name), overload or "default")
 
 
 def call_aten(op: AtenOp, value_of: Callable[[SSAValue], object],
@@ -50,7 +51,8 @@ def call_aten(op: AtenOp, value_of: Callable[[SSAValue], object],
             keywords[argument.name] = value
         else:
             positional.append(value)
-    returned = torch_overload(op.SCHEMA.base_name, op.SCHEMA.overload)(*positional, **keywords)
+    returned = torch_overload(op.SCHEMA.base_name, op.SCHEMA.overload, op.SCHEMA.namespace)(
+        *positional, **keywords)
     return flatten_returns(op.SCHEMA, returned)
 
 

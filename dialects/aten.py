@@ -4,7 +4,9 @@ The ops are not a hand-written list. ``aten_ops.json`` (generated from PyTorch's
 operator registry) holds every overload's schema, and the op class of an
 overload is built from its schema the first time a context asks for it
 (``HopcContext`` in ``hopc.ir.context``), so parsing a file costs only the ops
-it uses and never imports torch.
+it uses and never imports torch. A custom operator's op (``custom.<ns>.<name>``)
+is an ``AtenOp`` of the schema its registry declares (Note [custom operators] in
+``hopc.dialects.custom``).
 
 An ATen op ``aten.<name>[.<overload>]`` has
 - one operand group per tensor argument, in schema order: ``Tensor`` is one
@@ -480,7 +482,8 @@ def make_op_class(schema: Schema) -> type[AtenOp]:
     if schema.op_name in UNDECLARED_WRITES:
         effects = (RunningStatsEffect(),)
     fields["traits"] = traits_def(*effects)
-    class_name = "Aten_" + schema.op_name.removeprefix("aten.").replace(".", "_") + "Op"
+    class_name = ("Custom_" if schema.is_custom else "Aten_") + \
+        schema.op_name.split(".", 1)[1].replace(".", "_") + "Op"
     return irdl_op_definition(type(class_name, (AtenOp,), fields))
 
 
@@ -488,13 +491,19 @@ _OP_CLASSES: dict[str, type[AtenOp]] = {}
 
 
 def op_class(op_name: str) -> type[AtenOp] | None:
-    """The op class of ``aten.<name>[.<overload>]``, built once; None if ATen has no such op."""
+    """The op class of ``aten.<name>[.<overload>]``, built once; None if ATen has no such op.
+
+    Also that of a custom operator, ``custom.<ns>.<name>[.<overload>]``, while this process
+    has it registered; rebuilt if its schema changed (Note [custom operators] in
+    ``hopc.dialects.custom``).
+    """
     cls = _OP_CLASSES.get(op_name)
-    if cls is None:
+    if cls is None or cls.SCHEMA.is_custom:
         schema = aten_schema.lookup(op_name)
         if schema is None:
             return None
-        cls = _OP_CLASSES[op_name] = make_op_class(schema)
+        if cls is None or schema != cls.SCHEMA:
+            cls = _OP_CLASSES[op_name] = make_op_class(schema)
     return cls
 
 

@@ -9,7 +9,10 @@ argument (``Tensor(a)``), what the functional form of a mutating op is, and
 which of PyTorch's op tags it carries (Note [op tags]).
 
 Op names follow the dialect: ``aten.<name>`` for the default overload and
-``aten.<name>.<overload>`` otherwise (``aten.relu``, ``aten.add_.Tensor``).
+``aten.<name>.<overload>`` otherwise (``aten.relu``, ``aten.add_.Tensor``). A
+custom operator's schema (``Schema.namespace`` other than ``aten``) is read from
+the process's registry instead, by ``hopc.dialects.custom``; its ops are named
+``custom.<namespace>.<name>[.<overload>]`` (Note [custom operators] there).
 
 Note [op tags]
 ~~~~~~~~~~~~~~
@@ -76,6 +79,9 @@ RECORDED_TAGS: tuple[str, ...] = (
     COMPOSITE_IMPLICIT_TAG,
 )
 """The tags the table records (Note [op tags]); all but ``DERIVED_TAGS`` are ``torch.Tag`` names."""
+
+CUSTOM_DIALECT = "custom"
+"""The dialect of custom operators' ops (Note [custom operators] in ``hopc.dialects.custom``)."""
 
 DERIVED_TAGS = frozenset({VIEW_TAG, RETURNS_INPUT_STORAGE_TAG, COMPOSITE_IMPLICIT_TAG})
 """The tags hopc derives (from the schema, torchgen and the dispatcher), not PyTorch's."""
@@ -153,6 +159,13 @@ class Schema:
     returns: tuple[Return, ...]
     tags: frozenset[str] = frozenset()
     """Its tags among ``RECORDED_TAGS`` (Note [op tags])."""
+    namespace: str = "aten"
+    """The operator namespace: ``aten``, or a custom operator's (Note [custom operators])."""
+
+    @property
+    def is_custom(self) -> bool:
+        """A custom operator's schema, not ATen's (Note [custom operators] in ``hopc.dialects.custom``)."""
+        return self.namespace != "aten"
 
     @property
     def is_random(self) -> bool:
@@ -184,14 +197,16 @@ class Schema:
 
     @property
     def op_name(self) -> str:
+        """``aten.add.Tensor``; ``custom.<namespace>.<name>[.<overload>]`` for a custom operator."""
         suffix = f".{self.overload}" if self.overload else ""
-        return f"aten.{self.base_name}{suffix}"
+        prefix = f"{CUSTOM_DIALECT}.{self.namespace}" if self.is_custom else "aten"
+        return f"{prefix}.{self.base_name}{suffix}"
 
     @property
     def torch_name(self) -> str:
         """``aten::add_.Tensor`` as PyTorch prints it."""
         suffix = f".{self.overload}" if self.overload else ""
-        return f"aten::{self.base_name}{suffix}"
+        return f"{self.namespace}::{self.base_name}{suffix}"
 
     @cached_property
     def operand_arguments(self) -> tuple[Argument, ...]:
@@ -255,9 +270,21 @@ def _table_text() -> str:
     return TABLE_PATH.read_text()
 
 
-@cache
 def lookup(op_name: str) -> Schema | None:
-    """The schema of ``aten.<name>[.<overload>]``, or None if ATen has no such op.
+    """The schema of ``aten.<name>[.<overload>]``, or None if ATen has no such op; that of
+    ``custom.<namespace>.<name>[.<overload>]`` from the registry, or None if the process
+    has no such operator (Note [custom operators] in ``hopc.dialects.custom``).
+    """
+    if op_name.startswith(CUSTOM_DIALECT + "."):
+        from hopc.dialects.custom import custom_schema  # imports torch: only for custom operators
+
+        return custom_schema(op_name)
+    return _aten_lookup(op_name)
+
+
+@cache
+def _aten_lookup(op_name: str) -> Schema | None:
+    """The schema of ``aten.<name>[.<overload>]`` from the table, or None.
 
     Decodes only this op's record: the table is written without spaces, so
     ``"<name>":`` occurs once, as its key; decoding the whole table costs more
@@ -291,7 +318,7 @@ def view_copy_variant(schema: Schema) -> Schema | None:
     that PyTorch tags ``view_copy``; None for an op that is no view or has no
     such variant (``aten.reshape``, ``aten.contiguous``).
     """
-    if not schema.is_view:
+    if not schema.is_view or schema.is_custom:
         return None
     suffix = f".{schema.overload}" if schema.overload else ""
     candidate = lookup(f"aten.{schema.base_name}_copy{suffix}")
@@ -320,6 +347,8 @@ def functional_variant(schema: Schema) -> Schema | None:
     """
     if schema.is_functional:
         return schema
+    if schema.is_custom:
+        return None
     inputs = [(a.name, a.type) for a in schema.arguments if not (a.is_mutated and a.kwarg_only)]
     base = schema.base_name if schema.is_out_variant else schema.base_name.removesuffix("_")
     if schema.base_name.startswith("__i") and schema.base_name.endswith("__"):

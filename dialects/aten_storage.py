@@ -14,6 +14,9 @@ and ``reshape`` or ``contiguous``, which share when they can), not all:
   (``ALL_VIEW_FUNCTIONS``), and lists the ops that may return an input as
   it is (``DONT_ENFORCE_STORAGE_IMPL_USE_COUNT``: ``_embedding_bag``,
   ``lift_fresh_copy``...). The table tags them ``returns_input_storage``.
+- A custom operator's kernel (Note [custom operators] in
+  ``hopc.dialects.custom``) is the user's code: its results may share the
+  storage of any tensor argument.
 - An op with a ``CompositeImplicitAutograd`` kernel runs a decomposition
   that nothing checks: ``dropout(x, 0.0, True)`` returns ``x`` itself. The
   table tags them ``composite_implicit``; each may share the storage of any
@@ -51,8 +54,10 @@ FRESH_COMPOSITES = frozenset({"linear", "matmul"})
 
 
 def results_may_share_storage(schema: Schema) -> bool:
-    """Whether a result of ``schema`` may share the storage of a tensor argument (Note [result storage])."""
-    if any(schema.aliased_argument_of_return) or RETURNS_INPUT_STORAGE_TAG in schema.tags:
+    """Whether a result of ``schema`` may share the storage of a tensor argument (Note [result storage]);
+    always for a custom operator, whose kernel nothing checks (Note [custom operators] in
+    ``hopc.dialects.custom``)."""
+    if schema.is_custom or any(schema.aliased_argument_of_return) or RETURNS_INPUT_STORAGE_TAG in schema.tags:
         return True
     return COMPOSITE_IMPLICIT_TAG in schema.tags and schema.base_name not in FRESH_COMPOSITES
 

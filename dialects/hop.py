@@ -95,8 +95,11 @@ from hopc.dialects.hop_rng import (  # registered below, and re-exported: hop.Ge
 )
 from hopc.dialects.hop_scalars import (  # registered below, and re-exported: hop.SymSqrtOp
     SYM_SCALAR_OPS,
+    SymAbsOp,
     SymFloatOp,
     SymIteOp,
+    SymNegOp,
+    SymNotOp,
     SymPowOp,
     SymSqrtOp,
     SymTrueDivOp,

@@ -32,10 +32,13 @@ gradients' positions; a subgraph keeps its signature. Lifted symbols are
 appended to the operands (``InvokeSubgraphInterface``), after the positions
 ``gradients`` names.
 
-What the frontend refuses, located, rather than give another backward than
-eager's: ``ctx.mark_dirty`` (a forward changing an input in place),
-``ctx.mark_non_differentiable``, and a forward returning an input or a view
-of one (``hopc.frontend.autograd_functions``).
+The marks on ``ctx`` are ops around the call, not properties of it
+(``hopc.frontend.autograd_functions``): a ``mark_non_differentiable`` output
+is read through ``aten.detach`` (so its cotangent is zeros), and a
+``mark_dirty`` input is written by ``copy_`` from the result of a forward
+that changed a clone of it. A forward may yield an argument or a view of
+one: the result is that view of the operand, as for any subgraph call (Note
+[mutation through HOP regions]).
 """
 
 from __future__ import annotations

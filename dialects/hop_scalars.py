@@ -1,4 +1,4 @@
-"""Scalar ops of the ``hop`` dialect beyond integer arithmetic: floats and ``sym_ite``.
+"""Scalar ops of the ``hop`` dialect beyond binary integer arithmetic: floats, unary ops, ``sym_ite``.
 
 ``hop.sym_float``, ``hop.sym_truediv``, ``hop.sym_sqrt`` and ``hop.sym_pow``
 take symbolic numbers (``!hop.symint`` or ``!hop.symfloat``) and give a
@@ -6,7 +6,9 @@ take symbolic numbers (``!hop.symint`` or ``!hop.symfloat``) and give a
 expressions (Note [float expressions] in ``hopc.ir.symbolic_float``), as
 PyTorch's ``sym_float``, ``/``, ``math.sqrt`` and ``**`` with a float exponent
 compute on ``SymInt``/``SymFloat``. ``hop.sym_ite`` is ``torch.sym_ite``, a
-choice by a ``!hop.symbool``. Arithmetic and comparisons that floats share
+choice by a ``!hop.symbool``. ``hop.sym_neg``, ``hop.sym_abs`` and
+``hop.sym_not`` are Python's unary ``-``, ``abs`` and ``not``: their result
+has the operand's kind. Arithmetic and comparisons that floats share
 with integers are the ``hop.sym_*`` ops of ``hop_symbols``, which take floats
 as well. The ``Hop`` dialect (``hopc.dialects.hop``) registers these ops and
 re-exports them.
@@ -163,4 +165,112 @@ class SymIteOp(IRDLOperation):
                                   f"{self.result.type}, expected {expected} from {described}")
 
 
-SYM_SCALAR_OPS = (SymFloatOp, SymTrueDivOp, SymSqrtOp, SymPowOp, SymIteOp)
+class _SymUnaryOp(IRDLOperation):
+    """``%r = hop.sym_<op> %a : !hop.symint<A> -> !hop.symint<op(A)>``: a number of the operand's kind.
+
+    Invariant: the result type is the operand's kind (integer, float or
+    boolean) and its expression is ``apply`` of the operand's expression
+    (compared in canonical form).
+    """
+
+    operand = operand_def(SymIntType | SymFloatType | SymBoolType)
+    result = result_def(SymIntType | SymFloatType | SymBoolType)
+    traits = traits_def(Pure(), HopCanonicalizationPatterns())
+    assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
+    KINDS: ClassVar[tuple[type[Attribute], ...]]
+    """The operand kinds the operation is defined on."""
+
+    @staticmethod
+    def apply(operand):
+        """The operation on a sympy expression."""
+        raise NotImplementedError
+
+    @classmethod
+    def expected_type(cls, operand: Attribute) -> Attribute:
+        if not isinstance(operand, cls.KINDS):
+            raise ValueError(f"'{cls.name}' takes {' or '.join('!' + kind.name for kind in cls.KINDS)}")
+        from hopc.ir import symbolic
+        from hopc.ir.symbolic_float import ToFloat
+
+        value = cls.apply(symbolic.parse_expr(str(operand.value)))
+        if isinstance(operand, SymFloatType):
+            value = ToFloat(value)  # ``-float(s0)`` stays a float
+        return type(operand)(symbolic.print_expr(value))
+
+    def __init__(self, operand: SSAValue):
+        super().__init__(operands=[operand], result_types=[self.expected_type(operand.type)])
+
+    def verify_(self) -> None:
+        try:
+            expected = self.expected_type(self.operand.type)
+        except ValueError as error:
+            raise VerifyException(f"'{self.name}' is undefined on {describe(self.operand)} : "
+                                  f"{self.operand.type}: {error}") from None
+        if self.result.type != expected:
+            raise VerifyException(
+                f"'{self.name}' result {describe(self.result)} has type {self.result.type}, "
+                f"expected {expected} from {describe(self.operand)} : {self.operand.type}"
+            )
+
+
+@irdl_op_definition
+class SymNegOp(_SymUnaryOp):
+    """``-a`` on a symbolic number (``x[-n:]`` negates ``n``). Example::
+
+        hop.symbol @s0 backed [2, oo]
+        %r = hop.sym_neg %n : !hop.symint<s0> -> !hop.symint<-s0>
+
+    Restriction: integers and floats, not booleans.
+    """
+
+    name = "hop.sym_neg"
+    KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymIntType, SymFloatType)
+
+    @staticmethod
+    def apply(operand):
+        return -operand
+
+
+@irdl_op_definition
+class SymAbsOp(_SymUnaryOp):
+    """``abs(a)`` on a symbolic number, written ``Max(a, -a)``. Example::
+
+        hop.symbol @s0 backed [2, oo]
+        hop.symbol @s1 backed [2, oo]
+        %r = hop.sym_abs %d : !hop.symint<s0 - s1> -> !hop.symint<Max(-s0 + s1, s0 - s1)>
+
+    Restriction: integers and floats, not booleans.
+    """
+
+    name = "hop.sym_abs"
+    KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymIntType, SymFloatType)
+
+    @staticmethod
+    def apply(operand):
+        import sympy
+
+        return sympy.Max(operand, -operand)
+
+
+@irdl_op_definition
+class SymNotOp(_SymUnaryOp):
+    """``not c`` on a symbolic boolean (``torch.sym_not``). Example::
+
+        hop.symbol @s0 backed [2, oo]
+        %r = hop.sym_not %c : !hop.symbool<Gt(s0, 4)> -> !hop.symbool<Le(s0, 4)>
+
+    Restriction: booleans only.
+    """
+
+    name = "hop.sym_not"
+    KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymBoolType,)
+
+    @staticmethod
+    def apply(operand):
+        import sympy
+
+        return sympy.Not(operand)
+
+
+SYM_UNARY_OPS = (SymNegOp, SymAbsOp, SymNotOp)
+SYM_SCALAR_OPS = (SymFloatOp, SymTrueDivOp, SymSqrtOp, SymPowOp, SymIteOp, *SYM_UNARY_OPS)

@@ -26,6 +26,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from hopc.dialects.aten import AtenOp, op_class
 from hopc.dialects.aten_schema import Argument
+from hopc.dialects.custom import custom_op_name
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.torch_values import attribute_of_value
 
@@ -33,8 +34,12 @@ _NOT_PASSED = object()
 
 
 def aten_op_name(overload: torch._ops.OpOverload) -> str:
-    """``aten.add.Tensor`` for ``torch.ops.aten.add.Tensor``; ``aten.sum`` for ``sum.default``."""
-    base = overload._schema.name.removeprefix("aten::")
+    """``aten.add.Tensor`` for ``torch.ops.aten.add.Tensor``; ``aten.sum`` for ``sum.default``;
+    ``custom.mylib.f`` for a custom operator ``mylib::f`` (Note [custom operators] in
+    ``hopc.dialects.custom``)."""
+    namespace, base = overload._schema.name.split("::", 1)
+    if namespace != "aten":
+        return custom_op_name(namespace, base, overload._overloadname)
     suffix = "" if overload._overloadname == "default" else f".{overload._overloadname}"
     return f"aten.{base}{suffix}"
 
@@ -68,9 +73,11 @@ def scalar_overload(overload: torch._ops.OpOverload,
                     positions: Sequence[int]) -> torch._ops.OpOverload | None:
     """The overload that takes a ``Scalar`` at ``positions`` and is otherwise the same.
 
-    None if ATen has none (Note [wrapped numbers]).
+    None if ATen has none (Note [wrapped numbers]), or for a custom operator.
     """
     schema = overload._schema
+    if overload.namespace != "aten":
+        return None
     packet = getattr(torch.ops.aten, schema.name.removeprefix("aten::"))
     for name in packet.overloads():
         candidate = getattr(packet, name)._schema
@@ -145,7 +152,8 @@ def build_aten_op(overload: torch._ops.OpOverload, args: Sequence[object],
     name = aten_op_name(overload)
     cls = op_class(name)
     if cls is None:
-        raise ValueError(f"{name} is not in hopc's ATen operator table")
+        raise ValueError(f"{name} is not in hopc's ATen operator table, nor a custom operator "
+                         "whose schema hopc can model")
     groups: list[list[SSAValue]] = []
     properties: dict[str, Attribute] = {}
     for argument, torch_argument, value in zip(cls.SCHEMA.arguments, overload._schema.arguments,

@@ -20,13 +20,33 @@ forward. The grad-mode switches Dynamo puts around both bodies go: hopc
 differentiates neither. The importer makes the call a
 ``hop.autograd_function`` and the two graphs its ``hop.subgraph``s.
 
-What hopc cannot give eager's backward for is refused here, located at the
-call: ``ctx.mark_dirty``, ``ctx.mark_non_differentiable``, and a forward that
-returns an input or a view of one (eager makes such an output a view with a
-custom backward, which a functional module has no op for).
+Two marks on ``ctx`` become ops around the call, which give eager's autograd:
+
+- ``ctx.mark_non_differentiable(out)`` (``non_differentiable_idx``): each use
+  of that output reads it through ``aten.detach``, so it requires no grad, as
+  eager's, and the call's cotangent for it is none, which the backward rule
+  makes zeros, as eager materializes it.
+- ``ctx.mark_dirty(x)`` with the forward changing ``x`` in place and
+  returning it (``dirty_idx``, one per returned dirty input): the forward
+  body changes a clone of its argument instead and returns that, and each use
+  of the output reads ``x.copy_(output)`` instead, which is ``x`` itself,
+  changed for the caller. Eager rebases ``x``'s history on the Function's
+  node; ``copy_``'s backward passes the whole cotangent to ``output`` (so to
+  the user's backward) and none to ``x``'s old value, the same gradients.
+
+A forward that returns an input or a view of one (not marked dirty) is kept
+as it is: eager returns a view of the input whose gradient is the user's
+backward's. Functionalize records such a result as that view of the operand
+(Note [mutation through HOP regions]), so a later in-place change of either
+shows in the other; where it is the program's output,
+``hopc.frontend.output_views`` rebuilds it as a view of the tensor passed,
+taking the gradient of the computed output (Note [aliased outputs]).
 """
 
 from __future__ import annotations
+
+import operator
+from collections.abc import Callable
 
 import torch
 import torch.fx
@@ -35,7 +55,6 @@ from torch._C import DispatchKey
 from torch._higher_order_ops.utils import reenter_make_fx, register_fake
 from torch._ops import HigherOrderOperator
 from torch.fx.experimental.proxy_tensor import ProxyTorchDispatchMode, track_tensor_tree
-from torch.multiprocessing.reductions import StorageWeakRef
 
 from hopc.frontend.errors import unsupported
 from hopc.frontend.nested_graphs import rewrite_nested_graphs
@@ -101,14 +120,56 @@ def keep_autograd_functions(graph_module: torch.fx.GraphModule) -> None:
 def _keep_calls_of(module: torch.fx.GraphModule) -> bool:
     calls = list(module.graph.find_nodes(op="call_function", target=_AUTOGRAD_FUNCTION_APPLY))
     for node in calls:
-        _check_supported(module, node)
         forward, backward, *operands = node.args
-        for body in (forward, backward):
-            _drop_grad_mode_switches(getattr(module, body.target))
+        forward_body = getattr(module, forward.target)
+        for index in node.kwargs.get("dirty_idx", ()):
+            _keep_dirty_output(module, node, forward_body, index)
+        for index in node.kwargs.get("non_differentiable_idx", ()):
+            _replace_output_uses(module, node, index, lambda output: (torch.ops.aten.detach.default, (output,)))
+        for body in (forward_body, getattr(module, backward.target)):
+            _drop_grad_mode_switches(body)
         node.target = hopc_autograd_function
         node.args = (forward, backward, _gradient_positions(getattr(module, backward.target)), *operands)
         node.kwargs = {}
     return bool(calls)
+
+
+def _keep_dirty_output(module: torch.fx.GraphModule, node: torch.fx.Node, forward: torch.fx.GraphModule,
+                       index: int) -> None:
+    """The forward changes a clone of the dirty argument that its output ``index`` is, and the
+    call's uses of that output read ``argument.copy_(output)`` (Note [kept autograd functions])."""
+    placeholders = list(forward.graph.find_nodes(op="placeholder"))
+    outputs, _saved = forward.graph.output_node().args[0]
+    dirty = outputs[index]
+    if dirty not in placeholders:
+        raise unsupported(node, "ctx.mark_dirty in a custom autograd.Function whose forward returns "
+                                "something other than the dirty input itself (return the input)")
+    with forward.graph.inserting_after(placeholders[-1]):
+        clone = forward.graph.call_method("clone", (dirty,))
+    if isinstance(value := dirty.meta.get("example_value"), torch.Tensor):
+        clone.meta["example_value"] = value.clone()
+    dirty.replace_all_uses_with(clone, delete_user_cb=lambda user: user is not clone)
+    forward.recompile()
+    operand = node.args[2 + placeholders.index(dirty)]
+    _replace_output_uses(module, node, index, lambda output: ("copy_", (operand, output)))
+
+
+def _replace_output_uses(module: torch.fx.GraphModule, node: torch.fx.Node, index: int,
+                         make: Callable[[torch.fx.Node], tuple[object, tuple]]) -> None:
+    """Each use of the call ``node``'s output ``index`` (a ``getitem``) reads ``make(output)``
+    instead: a call_function target, or a method name, and its arguments."""
+    for user in list(node.users):
+        if user.target is not operator.getitem:
+            raise unsupported(node, "a custom autograd.Function call whose results are used whole")
+        if user.args[1] != index:
+            continue
+        target, arguments = make(user)
+        with module.graph.inserting_after(user):
+            op = "call_method" if isinstance(target, str) else "call_function"
+            replacement = module.graph.create_node(op, target, ())
+        replacement.meta = dict(user.meta)
+        user.replace_all_uses_with(replacement)
+        replacement.args = arguments  # after the uses moved: they read ``user``
 
 
 def _drop_grad_mode_switches(body: torch.fx.GraphModule) -> None:
@@ -128,21 +189,3 @@ def _gradient_positions(backward: torch.fx.GraphModule) -> tuple[int, ...]:
     output.args = (tuple(returned[index] for index in positions),)
     backward.recompile()
     return positions
-
-
-def _check_supported(module: torch.fx.GraphModule, node: torch.fx.Node) -> None:
-    if node.kwargs.get("dirty_idx"):
-        raise unsupported(node, "ctx.mark_dirty in a custom autograd.Function (its forward changes "
-                                "an input in place); return a new tensor instead")
-    if node.kwargs.get("non_differentiable_idx"):
-        raise unsupported(node, "ctx.mark_non_differentiable in a custom autograd.Function")
-    forward = getattr(module, node.args[0].target)
-    inputs = {StorageWeakRef(value.untyped_storage())
-              for placeholder in forward.graph.find_nodes(op="placeholder")
-              if isinstance(value := placeholder.meta.get("example_value"), torch.Tensor)}
-    outputs, _saved = forward.graph.output_node().args[0]
-    for output in outputs:
-        value = output.meta.get("example_value") if isinstance(output, torch.fx.Node) else None
-        if isinstance(value, torch.Tensor) and StorageWeakRef(value.untyped_storage()) in inputs:
-            raise unsupported(node, "a custom autograd.Function whose forward returns an input or a "
-                                    "view of one; return a new tensor (a .clone())")

@@ -14,7 +14,11 @@ requires grad: Dynamo guards both) is differentiated too: its entry marks
 those arguments ``{hop.requires_grad}``, the ``autograd`` pass
 (``hopc.passes.autograd.differentiate``) splits the functional module into a
 forward and a backward, and a ``TrainingCall`` runs them under PyTorch's
-autograd (Note [training call]).
+autograd (Note [training call]). This runs inside Dynamo's compile of the
+frame, so a derivative whose trace guards on a size is traced in the frame's
+``ShapeEnv`` and its guards join the frame's, which Dynamo builds after the
+backend returns (Note [derivatives in a frame] in
+``hopc.passes.autograd.derivatives``).
 Dynamo supplies guards, recompilation, automatic dynamic shapes and the
 program's Python around the graph; the graph's placeholders are already the
 tensors (and symbolic sizes) the module takes, parameters and buffers

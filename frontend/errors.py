@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import torch.fx
 
 from hopc.frontend.locations import is_hopc_source, is_torch_source, node_location
+from hopc.frontend.while_int_carries import int_carries_in_grad_mode
 from hopc.ir.diagnostics import HopcError, Location
 
 
@@ -117,4 +118,5 @@ def dynamo_error(error: Exception, program: object, action: str = "capture") -> 
     """
     stack = getattr(error, "real_stack", None) or traceback.extract_tb(error.__traceback__)
     location = user_location(stack) or definition_location(program)
-    return HopcError(f"cannot {action} the program: {first_paragraph(error)}", location)
+    reason = int_carries_in_grad_mode(error) or first_paragraph(error)
+    return HopcError(f"cannot {action} the program: {reason}", location)

@@ -5,12 +5,16 @@ the traced program, or a region's from a HOP's subgraph (recursively, so HOPs
 nest to any depth). Each FX node becomes at most one op, located at the user's
 line that produced it:
 
+- custom operators (``torch.library``) -> ``custom`` ops, as ATen ones
+  (Note [custom operators] in ``hopc.dialects.custom``);
 - ``torch.ops.aten.*`` calls -> ``aten`` ops (``aten_import``), except the
   symbolic-shape ones: ``sym_size`` -> ``hop.sym_size``, ``item`` ->
   ``hop.item``, ``_assert_scalar`` -> ``hop.assert``;
 - Python arithmetic and comparisons on ``SymInt``s and ``SymFloat``s ->
   ``hop.sym_*`` (``/``, ``math.sqrt``, ``float()`` and a float ``**`` make
-  floats: ``hop.sym_truediv``, ``hop.sym_sqrt``, ``hop.sym_float``, ``hop.sym_pow``);
+  floats: ``hop.sym_truediv``, ``hop.sym_sqrt``, ``hop.sym_float``, ``hop.sym_pow``;
+  unary ``-``, ``abs``, ``not``: ``hop.sym_neg``, ``hop.sym_abs``, ``hop.sym_not``;
+  ``torch.sym_sum`` a chain of ``hop.sym_add``);
 - ``record_function`` ranges -> ``profiler`` ops (``profiler_import``);
 - each HOP -> its region op, by ``_import_<kind>`` (``_import_cond``,
   ``_import_while``, ...), the way torch-mlir's ``fx_importer`` has one
@@ -56,6 +60,8 @@ SYMBOLIC_OPERATIONS: dict[object, type[Operation]] = {
     operator.le: hop.SymLeOp, operator.gt: hop.SymGtOp, operator.ge: hop.SymGeOp,
     operator.truediv: hop.SymTrueDivOp, operator.pow: hop.SymPowOp,
     torch.sym_float: hop.SymFloatOp, torch._sym_sqrt: hop.SymSqrtOp, torch.sym_ite: hop.SymIteOp,
+    operator.neg: hop.SymNegOp, operator.abs: hop.SymAbsOp, torch.sym_not: hop.SymNotOp,
+    operator.not_: hop.SymNotOp,
 }
 """Python's operators on ``SymInt``s and ``SymFloat``s, as the trace records them, and their ops."""
 
@@ -213,6 +219,8 @@ class GraphImporter(RegionImports):
             self._import_getitem(node)
         elif target in SYMBOLIC_OPERATIONS:
             self._import_symbolic(node, SYMBOLIC_OPERATIONS[target])
+        elif target is torch.sym_sum:
+            self._import_sym_sum(node)
         elif target not in _FORWARD_NEUTRAL:
             construct = _CONSTRUCT_NAMES.get(target) or \
                 f"the call {getattr(target, '__name__', target)}"
@@ -238,7 +246,7 @@ class GraphImporter(RegionImports):
         if (op := profiler_op(node, lambda argument: self.value(argument, node))) is not None:
             self._define(node, op)
         elif overload.namespace != "aten":
-            raise unsupported(node, f"the operator {overload} (hopc imports ATen operators)")
+            self._import_custom(node, overload)
         elif overload is _aten.sym_size.int:
             tensor, dim = node.args
             self._define(node, hop.SymSizeOp(self.value(tensor, node), dim))
@@ -263,6 +271,16 @@ class GraphImporter(RegionImports):
         returns_list = any(isinstance(r.type, torch.ListType) for r in overload._schema.returns)
         self._define(node, op, several=returns_list)
 
+    def _import_custom(self, node: torch.fx.Node, overload: torch._ops.OpOverload) -> None:
+        """A custom operator as the ``custom`` op of its schema (Note [custom operators]
+        in ``hopc.dialects.custom``); only a functional one."""
+        schema = overload._schema
+        if schema.is_mutable or any(r.alias_info is not None for r in schema.returns):
+            raise unsupported(node, f"the custom operator {schema.name}, whose schema mutates or "
+                              f"aliases an argument ({schema}): hopc imports functional custom "
+                              "operators")
+        self._import_aten(node, overload)
+
     def _import_item(self, node: torch.fx.Node) -> None:
         if "val" not in node.meta and not node.users:
             # A read that PyTorch specialized to a constant (Dynamo guards the
@@ -286,13 +304,27 @@ class GraphImporter(RegionImports):
     def _import_symbolic(self, node: torch.fx.Node, op_class: type[Operation]) -> None:
         operands = [self.value(a, node) for a in node.args]
         numbers = operands[1:] if op_class is hop.SymIteOp else operands  # ITE(condition, a, b)
+        kinds = getattr(op_class, "KINDS", (SymIntType, SymFloatType))  # a unary op's own
         for operand in numbers:
-            if not isinstance(operand.type, SymIntType | SymFloatType):
+            if not isinstance(operand.type, kinds):
                 raise unsupported(node, f"{node.target.__name__} on {operand.type}")
         if op_class is hop.SymPowOp and not isinstance(node.meta.get("val"), torch.SymFloat):
             self._import_integer_power(node, operands[0])
             return
         self._define(node, op_class(*operands))
+
+    def _import_sym_sum(self, node: torch.fx.Node) -> None:
+        """``torch.sym_sum([a, b, c])``: ``(a + b) + c``, as ``hop.sym_add``s (0 if empty)."""
+        (terms,) = node.args
+        total = self.value(0, node) if not terms else self.value(terms[0], node)
+        for term in terms[1:]:
+            operand = self.value(term, node)
+            for value in (total, operand):
+                if not isinstance(value.type, SymIntType | SymFloatType):
+                    raise unsupported(node, f"sym_sum of {value.type}")
+            total = self._add(hop.SymAddOp(total, operand), node).result
+        total.name_hint = node.name
+        self.values[node] = total
 
     def _import_integer_power(self, node: torch.fx.Node, base: SSAValue) -> None:
         """``n ** k`` of a symbolic integer by a literal ``k >= 1``: ``k - 1`` products."""

@@ -30,6 +30,12 @@ the input itself, or the same tensor as an earlier output. Outputs rooted in
 an intermediate the program does not return, when two outputs share it, are
 replayed from it, appended to the graph's outputs for the module to return.
 
+A custom ``torch.autograd.Function`` whose forward returns an operand or a
+view of one is a step back to that operand: its forward graph's view ops are
+replayed, and the output takes the gradient of the value the module
+computed, the user's backward's (``custom_gradient``, Note [aliased
+outputs]), where eager's view ops would give their own.
+
 A root that is not a placeholder and still shares storage with another
 root or a placeholder aliases it in a way these schemas do not say; that is
 refused rather than answered with copies.
@@ -43,6 +49,7 @@ from collections.abc import Iterator
 import sympy
 import torch
 import torch.fx
+import torch.utils._pytree as pytree
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from hopc.backend.runtime.output_aliases import (
@@ -53,6 +60,7 @@ from hopc.backend.runtime.output_aliases import (
     SymbolSource,
     ViewStep,
 )
+from hopc.frontend.autograd_functions import hopc_autograd_function
 from hopc.frontend.errors import unsupported
 
 
@@ -87,10 +95,11 @@ def output_aliases(aten_graph: torch.fx.GraphModule) -> OutputAliases:
             alias_root, of_input = returned_roots[root], False
         else:
             continue
-        replayed = [_view_step(step, source, grad_modes[step]) for step, source in steps]
+        replayed = [_view_step(step, source, grad_modes.get(step, False)) for step, source in steps]
         kept = [step for step in replayed if step is not None and _step_symbols(step) <= bound]
         if len(kept) == len(replayed):
-            aliases.append(OutputAlias(index, alias_root, of_input, tuple(kept)))
+            custom_gradient = _through_custom_function(returned[index], root)
+            aliases.append(OutputAlias(index, alias_root, of_input, tuple(kept), custom_gradient))
     aliased = {alias.output for alias in aliases}
     strides = [(index, stride) for index, value in enumerate(values)
                if index not in aliased and (stride := _eager_strides(value, bound)) is not None]
@@ -117,17 +126,50 @@ def _returned_roots(chains: dict[int, tuple[torch.fx.Node, list]], placeholders:
 
 
 def _chain(node: torch.fx.Node) -> tuple[torch.fx.Node, list[tuple[torch.fx.Node, torch.fx.Node]]]:
-    """``node``'s root and the steps to replay from it, in order, each with its chained argument."""
+    """``node``'s root and the steps to replay from it, in order, each with its chained argument;
+    through a custom Function's view output, its forward's steps (Note [output view replay])."""
     steps: list[tuple[torch.fx.Node, torch.fx.Node]] = []
-    while (source := _aliased_argument(node)) is not None:
-        steps.append((node, source))
-        node = source
+    while True:
+        if (source := _aliased_argument(node)) is not None:
+            steps.append((node, source))
+            node = source
+        elif (through := _custom_function_view(node)) is not None:
+            node, forward_steps = through
+            steps.extend(reversed(forward_steps))
+        else:
+            break
     steps.reverse()
     replayed: list[tuple[torch.fx.Node, torch.fx.Node]] = []
     for step, source in steps:
         if not _writes(step) or (replayed and torch.Tag.inplace_view in step.target.tags):
             replayed.append((step, source))
     return node, replayed
+
+
+def _custom_function_view(node: torch.fx.Node) -> tuple[torch.fx.Node, list] | None:
+    """Where ``node`` picks an output of a custom Function call that its forward returns as an
+    operand or a view of one: that operand and the forward's steps from it, else None."""
+    if node.op != "call_function" or node.target is not operator.getitem:
+        return None
+    call, index = node.args
+    if not isinstance(call, torch.fx.Node) or call.target is not hopc_autograd_function:
+        return None
+    forward = getattr(call.graph.owning_module, call.args[0].target)
+    returned = pytree.tree_leaves(forward.graph.output_node().args[0])
+    root, steps = _chain(returned[index])
+    placeholders = list(forward.graph.find_nodes(op="placeholder"))
+    if root not in placeholders:
+        return None
+    return call.args[3 + placeholders.index(root)], steps
+
+
+def _through_custom_function(node: torch.fx.Node, root: torch.fx.Node) -> bool:
+    """Whether the chain from ``node`` to ``root`` passes through a custom Function's output."""
+    while node is not root:
+        if (source := _aliased_argument(node)) is None:
+            return True
+        node = source
+    return False
 
 
 def _aliased_argument(node: torch.fx.Node) -> torch.fx.Node | None:

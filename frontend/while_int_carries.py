@@ -18,6 +18,20 @@ graph, to carry them as 0-d int64 tensors, converting at the loop boundary:
 so the subgraphs compute on ints exactly as they did (as sizes too), and the
 program's own uses of the result see an int, which the graph returns as a
 Python int where eager returns one. Carried tensors are untouched.
+
+Note [int carries in grad mode]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The rewrite runs on Dynamo's graph, after Dynamo has traced the loop. In grad
+mode, with a carried tensor that requires grad, Dynamo's fake run of the loop
+dispatches to PyTorch's own ``while_loop`` autograd kernel, which stacks every
+carry and asserts that all are tensors ("all carried_inputs must be tensors
+for stack_output"): the trace fails before hopc sees a graph, and eager
+PyTorch fails the same way on the same program (PyTorch's
+``fx_while_pytree_int_carry`` in grad mode). hopc differentiates the loop
+itself and needs no such kernel, but cannot keep Dynamo from running it, so
+the failure is refused with a located error saying what to change
+(``int_carries_in_grad_mode``): carry the ints as tensors, or run the loop
+under ``torch.no_grad()``.
 """
 
 from __future__ import annotations
@@ -31,6 +45,21 @@ from hopc.frontend.nested_graphs import rewrite_nested_graphs
 
 _aten = torch.ops.aten
 _WHILE = torch.ops.higher_order.while_loop
+
+
+_STACKED_CARRIES = "all carried_inputs must be tensors for stack_output"
+"""What PyTorch's ``while_loop`` autograd kernel asserts (Note [int carries in grad mode])."""
+
+
+def int_carries_in_grad_mode(error: BaseException) -> str | None:
+    """Why hopc refuses a Dynamo failure on a ``while_loop`` with int carries in grad mode,
+    or None for any other failure (Note [int carries in grad mode])."""
+    if _STACKED_CARRIES not in str(error):
+        return None
+    return ("a while_loop carrying Python ints in grad mode, with a carried tensor that requires "
+            "grad: PyTorch's while_loop autograd kernel, which Dynamo runs to trace the loop, "
+            "carries only tensors (eager PyTorch fails the same way); carry the ints as tensors "
+            "(torch.tensor(i)) or run the loop under torch.no_grad()")
 
 
 def tensor_int_carries(graph_module: torch.fx.GraphModule) -> None:

@@ -19,6 +19,7 @@ DIALECTS: dict[str, str] = {
     "func": "xdsl.dialects.func:Func",
     "hop": "hopc.dialects.hop:Hop",
     "aten": "hopc.dialects.aten:Aten",
+    "custom": "hopc.dialects.custom:Custom",
     "profiler": "hopc.dialects.profiler:Profiler",
     "kernel": "hopc.dialects.kernel:Kernel",
 }
@@ -27,6 +28,7 @@ DIALECTS: dict[str, str] = {
 INTERPRETER_IMPLS: dict[str, tuple[str, ...]] = {
     "hop": ("hopc.backend.interpreter_hop:HopImpls", "hopc.backend.interpreter_rng:RngStateImpls"),
     "aten": ("hopc.backend.interpreter_aten:AtenImpls",),
+    "custom": ("hopc.backend.interpreter_aten:AtenImpls",),
     "profiler": ("hopc.backend.interpreter_profiler:ProfilerImpls",),
     "kernel": ("hopc.backend.interpreter_kernel:KernelImpls",),
 }

@@ -22,8 +22,8 @@ from hopc.ir.types import ExprAttr, TensorType
 
 
 def overload_of(schema: Schema) -> torch._ops.OpOverload:
-    """The torch overload of ``schema``."""
-    return getattr(getattr(torch.ops.aten, schema.base_name), schema.overload or "default")
+    """The torch overload of ``schema`` (ATen's, or a custom operator's)."""
+    return getattr(getattr(getattr(torch.ops, schema.namespace), schema.base_name), schema.overload or "default")
 
 
 def _argument_value(shapes: FakeShapes, argument: Argument, attribute: Attribute) -> object:

@@ -1,7 +1,8 @@
 """The xDSL context that knows hopc's IR: the dialects of ``hopc.registry``, and every ATen op.
 
 ``HopcContext`` builds an ATen op class the first time its name is looked up
-(see ``hopc.dialects.aten``); everything else is ordinary xDSL registration of
+(see ``hopc.dialects.aten``), and a custom operator's while the process has it
+registered (Note [custom operators] in ``hopc.dialects.custom``); everything else is ordinary xDSL registration of
 the dialects that ``hopc.registry.DIALECTS`` lists, each loaded on first use.
 The ``builtin`` dialect is xDSL's with hopc's blob store
 (``hopc.ir.resources.Builtin``), so the parser keeps the bytes of every
@@ -15,11 +16,11 @@ from xdsl.ir import Operation
 
 
 class HopcContext(Context):
-    """A Context whose ``aten.*`` ops are made from PyTorch's schemas on first use."""
+    """A Context whose ``aten.*`` (and ``custom.*``) ops are made from PyTorch's schemas on first use."""
 
     def _get_known_op(self, name: str) -> type[Operation] | None:
         known = super()._get_known_op(name)
-        if known is not None or not name.startswith("aten."):
+        if known is not None or not name.startswith(("aten.", "custom.")):
             return known
         from hopc.dialects.aten import op_class
 

@@ -32,10 +32,28 @@ A guard is a fact the trace assumed about a symbol's value (``s0 == 8``,
 ``(s0 + 2)//3 == 3``): the traced result holds only where it holds, and the
 IR has no place to check it. With ``backed_size_oblivious`` meta kernels
 reason about sizes without guarding where they can (a symbolic ``slice`` or
-``convolution``); where they still guard, the trace is an error. The
-``ShapeEnv`` raises at the first guard where torch can (``error_on_new_guards``,
-which also stops ``split.Tensor`` on a dynamic size before it unrolls into
-thousands of results), and ``shape_env.guards`` is checked after every trace.
+``convolution``); where they still guard, a trace of its own ``ShapeEnv`` is
+an error. That ``ShapeEnv`` raises at the first guard (the tripwire on
+``shape_env.guards``, which also stops ``split.Tensor`` on a dynamic size
+before it unrolls into thousands of results), and ``shape_env.guards`` is
+checked after every trace. A trace in a Dynamo frame's ``ShapeEnv`` may guard
+(Note [frame guards]).
+
+Note [frame guards]
+~~~~~~~~~~~~~~~~~~~
+Inside a Dynamo backend compile the program's symbols are the frame's, and
+Dynamo builds the frame's guard code from ``shape_env.guards`` after the
+backend returns. A trace given ``frame`` (that ``ShapeEnv`` and the frame's
+SymInt for each of our symbols) runs in it, as AOTAutograd traces a backward
+at compile time: it knows every fact Dynamo guarded while tracing the
+forward (``s0//2 == 1`` behind a ``squeeze``), and a guard it installs
+(``unfold``'s window count is not 1, ``reshape``'s divisibility, ``select``'s
+index in bounds) becomes one of the frame's guards, checked before every call
+of the compiled code, which recompiles where it fails. Such a trace depends
+on the frame and is never shared with another (``hopc.passes.autograd.derivatives``
+does not cache it). Outside Dynamo (``hopc-opt``, a hop-level
+module given to ``hopc.compile``) there is no frame to guard, and a guard
+stays an error.
 
 Note [trace device]
 ~~~~~~~~~~~~~~~~~~~
@@ -167,15 +185,16 @@ def traced_scope(shapes: FakeShapes, what: str, location: Location | None,
     """Runs a trace over ``shapes`` under the rules of this module; errors name ``what``.
 
     Raises HopcError at ``location`` when the body raises (PyTorch rejects the
-    arguments), installs a guard (Note [trace guards]) or runs past the time
-    limit.
+    arguments), installs a guard outside a Dynamo frame (Note [trace guards]) or
+    runs past the time limit.
     """
     shape_env = shapes.shape_env
     guards_before = len(shape_env.guards)
     started = time.monotonic()
+    guards = contextlib.nullcontext() if shapes.in_frame else _failing_guards(shape_env)
     try:
         with fx_config.patch(backed_size_oblivious=True), _quiet_fake_tensor_log(), \
-                _timer(limits.seconds), _failing_guards(shape_env):
+                _timer(limits.seconds), guards:
             yield
     except _Expired:
         raise _time_error(what, limits, location) from None
@@ -195,7 +214,7 @@ def traced_scope(shapes: FakeShapes, what: str, location: Location | None,
         raise HopcError(f"{what}: PyTorch rejects these arguments: {shapes.our_text(first_line)}",
                         location) from None
     new_guards = shape_env.guards[guards_before:]
-    if new_guards:
+    if new_guards and not shapes.in_frame:
         guards = shapes.our_text(", ".join(str(g.expr) for g in new_guards))
         raise HopcError(f"{what}: tracing it installs a guard on shape symbols ({guards}); "
                         "Note [trace guards]", location)
@@ -277,15 +296,18 @@ def trace(fn: Callable[..., object], operand_types: Sequence[TensorType], *, wha
           symbols: Mapping[str, SymbolFacts] | None = None,
           fresh_symbol: Callable[[], str] | None = None,
           limits: TraceLimits = DEFAULT_LIMITS, location: Location | None = None,
-          pass_shapes: bool = False) -> TracedFunction:
+          pass_shapes: bool = False,
+          frame: tuple[symbolic_shapes.ShapeEnv, Mapping[str, torch.SymInt]] | None = None
+          ) -> TracedFunction:
     """Traces ``fn(*tensors)`` with ``make_fx``, one fake tensor per operand type.
 
     ``requires_grad`` has one flag per operand (default: none requires grad);
     ``symbols`` gives the hints and ranges of our symbols (Note [trace hints]);
-    ``what`` names the traced thing in errors. The graph's placeholders are the
+    ``what`` names the traced thing in errors; ``frame`` traces in a Dynamo
+    frame's ``ShapeEnv`` (Note [frame guards]). The graph's placeholders are the
     operands, its nodes ATen ops and ``sym_size`` reads of their sizes.
     """
-    shapes = FakeShapes(symbols, fresh_symbol)
+    shapes = FakeShapes(symbols, fresh_symbol, frame=frame)
     flags = requires_grad if requires_grad is not None else [False] * len(operand_types)
     with traced_scope(shapes, what, location, limits):
         inputs = [shapes.fake_tensor(t, flag) for t, flag in zip(operand_types, flags, strict=True)]

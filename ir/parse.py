@@ -112,6 +112,13 @@ class LocatingParser(Parser):
             op.location = Location(self._filename, line, column).attribute()
         return op
 
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        if name.startswith("custom.") and self.ctx.get_optional_op(name) is None:
+            from hopc.dialects.custom import unregistered_message
+
+            self.raise_error(unregistered_message(name), self._open_ops[-1] if self._open_ops else None)
+        return super()._get_op_by_name(name)
+
     def _parse_resource(self, dialect_name: str, interface: OpAsmDialectInterface) -> None:
         """One blob of the resource section, bound in the store; a handle that names other
         bytes already is bound afresh and renamed in the module (Note [one blob store] in

@@ -55,10 +55,13 @@ prepares from it: Note [compiled executors] in
 ``hopc.backend.runtime.executors``). An owner is released from a finalizer,
 which may run in the middle of the store's own work (a collection there):
 it is released at once where the store is free, else by the store's next
-``intern`` or ``release``. The blobs go when the artifact does; the tensors
-the executors converted from them (``constant_value``'s cache, generated
-code's namespace) go with the artifact's modules and generated functions,
-which hold reference cycles: when Python's cycle collector frees those.
+``intern`` or ``release``. The blobs go when the artifact does, and so do
+the tensors the executors converted from them, by reference counting alone:
+the code an executor prepared owns them, in no reference cycle, and the
+process's cache of conversions holds them weakly (Note [converted
+constants] in ``hopc.backend.interpreter_hop``). The artifact's IR modules
+themselves are reference cycles (xDSL's parent and neighbour links), freed
+when Python's cycle collector runs; they hold handles, not bytes.
 """
 
 from __future__ import annotations

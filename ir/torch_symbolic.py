@@ -15,6 +15,7 @@ an equivalent is an error rather than a guess.
 
 from __future__ import annotations
 
+import operator
 import re
 import sys
 from collections.abc import Callable, Mapping
@@ -90,6 +91,9 @@ def from_torch(expression: sympy.Basic, names: Mapping[sympy.Symbol, str]) -> sy
         return sympy.Min(*args)
     if isinstance(expression, torch_functions.PowByNatural):
         return sympy.Pow(*args)
+    if isinstance(expression, sympy.Abs):  # ``abs(n)``; our language writes it as ``hop.sym_abs`` does
+        (operand,) = args
+        return sympy.Max(operand, -operand)
     if isinstance(expression, (sympy.Add, sympy.Mul, sympy.Pow, sympy.Max, sympy.Min,
                                sympy.Eq, sympy.Ne, sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge,
                                sympy.And, sympy.Or, sympy.Not)):
@@ -113,12 +117,17 @@ class FakeShapes:
     """Fake tensors whose sizes are our symbols; sizes PyTorch computes mapped back."""
 
     def __init__(self, facts: Mapping[str, SymbolFacts] | None = None,
-                 fresh_symbol: Callable[[], str] | None = None):
-        self.shape_env = ShapeEnv()
+                 fresh_symbol: Callable[[], str] | None = None, *,
+                 frame: tuple[ShapeEnv, Mapping[str, torch.SymInt]] | None = None):
+        """``frame`` (a Dynamo frame's ``ShapeEnv`` and its SymInt for each of our symbols)
+        sizes the fake tensors by the frame's own symbols, so that a guard the trace
+        installs is the frame's (Note [frame guards] in ``hopc.ir.op_tracer``)."""
+        self.shape_env, symints = frame if frame is not None else (ShapeEnv(), {})
+        self.in_frame = frame is not None
         self.mode = FakeTensorMode(shape_env=self.shape_env)
         self._facts = facts or {}
-        self._symints: dict[str, torch.SymInt] = {}
-        self._names: dict[sympy.Symbol, str] = {}
+        self._symints: dict[str, torch.SymInt] = dict(symints)
+        self._names: dict[sympy.Symbol, str] = {s.node.expr: name for name, s in symints.items()}
         self._fresh_symbol = fresh_symbol
 
     def symint(self, name: str) -> torch.SymInt:
@@ -194,7 +203,22 @@ def _evaluate(expression: sympy.Basic, values: Mapping[str, torch.SymInt | torch
         return int(expression)
     if isinstance(expression, sympy.Float):
         return float(expression)
+    if expression in (sympy.true, sympy.false):
+        return bool(expression)
+    if isinstance(expression, sympy.Piecewise):  # nested ITEs (``symbolic.if_then_else``)
+        *pieces, (last, last_condition) = expression.args
+        if last_condition != sympy.true:
+            raise ValueError(f"cannot evaluate {expression} on torch sizes: no piece under True")
+        result = _evaluate(last, values)
+        for value, condition in reversed(pieces):
+            result = torch.sym_ite(_evaluate(condition, values), _evaluate(value, values), result)
+        return result
     args = [_evaluate(a, values) for a in expression.args]
+    if isinstance(expression, sympy.Not):
+        return torch.sym_not(args[0])
+    relation = _TORCH_RELATIONS.get(type(expression))
+    if relation is not None:
+        return _fold(relation, args)
     float_function = _TORCH_FLOAT_FUNCTIONS.get(type(expression))
     if float_function is not None:
         return float_function(*args)
@@ -217,6 +241,12 @@ def _evaluate(expression: sympy.Basic, values: Mapping[str, torch.SymInt | torch
         return _fold(torch.sym_min, args)
     raise ValueError(f"cannot evaluate {expression} on torch sizes")
 
+
+_TORCH_RELATIONS: dict[type, Callable] = {
+    sympy.Eq: operator.eq, sympy.Ne: operator.ne, sympy.Lt: operator.lt, sympy.Le: operator.le,
+    sympy.Gt: operator.gt, sympy.Ge: operator.ge, sympy.And: operator.and_, sympy.Or: operator.or_,
+}
+"""Comparisons and logic on torch numbers: ``SymBool``s, which install no guard."""
 
 _TORCH_FLOAT_FUNCTIONS: dict[type, Callable] = {
     symbolic_float.ToFloat: torch.sym_float,

@@ -23,24 +23,33 @@ hand. For
 the ``aten`` executor generates (names are counters, never IR text:
 ``hopc.backend.host.names``)
 
-    def f_1(*args):
-        v2, v3, v4 = args
-        try:
-            if v4:
-                v5 = v2.size(0)
-                v6 = c_7((v5, 16), (16, 1), dtype=c_8, device=c_9)
-                c_10(v2, v3, out=v6)
-                v11 = v6
-            else:
-                ...
-            return [v11]
-        except c_12:
-            c_13()
-            raise
+    def f_14(c_7, c_8, c_9, c_10, c_12, c_13):
+        def f_1(*args):
+            v2, v3, v4 = args
+            try:
+                if v4:
+                    v5 = v2.size(0)
+                    v6 = c_7((v5, 16), (16, 1), dtype=c_8, device=c_9)
+                    c_10(v2, v3, out=v6)
+                    v11 = v6
+                else:
+                    ...
+                return [v11]
+            except c_12:
+                c_13()
+                raise
+        return f_1
 
 where ``c_7`` is ``torch.empty_strided``, ``c_10`` the C++ callable of
-``aten.mul.out`` and ``c_8``/``c_9`` the dtype and device, all in the exec
-namespace. The pieces:
+``aten.mul.out`` and ``c_8``/``c_9`` the dtype and device, all values of
+the namespace, which ``GeneratedFunction.compile`` passes to the outer
+function once, and the code reads as closure variables. The outer function
+is no global of the code either, so the entry function and what it reads
+form no reference cycle: dropping it frees its constants at once (Note
+[converted constants] in ``hopc.backend.interpreter_hop``); a function held
+in its own globals would keep them until Python's cycle collector ran. A
+closure variable reads about as fast as a global (a frozen ``Linear``'s
+call measured the same). The pieces:
 
 - values are locals; a region that runs once (a cond branch, a wrap) is
   inlined, its block arguments the operands' locals; a ``hop.while`` keeps
@@ -335,20 +344,23 @@ class HostBuilder:
 
 @dataclass(frozen=True)
 class GeneratedFunction:
-    """A function's generated source, its exec namespace, and the op each source line came from."""
+    """A function's generated source, its namespace, and the op each source line came from."""
 
     source: str
+    """One outer function, taking the namespace's names and returning the entry function
+    (Note [generated host code])."""
     namespace: dict[str, object]
-    entry: str
-    """The name of the function to call, ``*args -> results``."""
+    outer: str
+    """The name of the outer function."""
     filename: str
     line_ops: dict[int, Operation]
 
     def compile(self) -> Callable[..., list[object]]:
-        """Compiles and executes the source once; the entry function (its ``source`` attached)."""
-        namespace = dict(self.namespace)
-        exec(compile(self.source, self.filename, "exec"), namespace)
-        entry = namespace[self.entry]
+        """Compiles and runs the source once; the entry function, ``*args -> results``
+        (its ``source`` attached), closed over the namespace's values."""
+        code_globals: dict[str, object] = {}
+        exec(compile(self.source, self.filename, "exec"), code_globals)
+        entry = code_globals.pop(self.outer)(**self.namespace)
         entry.source = self.source
         return entry
 
@@ -383,10 +395,13 @@ def generate_function(function: FuncOp, lower_launch: Lowering, device: str,
             relocate = functools.partial(_relocate, filename, line_ops)
             builder.emit(f"{builder.bind(relocate, FUNCTION)}()")
             builder.emit("raise")
-    lines = [line for function_lines in builder.functions for line in function_lines]
+    outer = builder.names.fresh(FUNCTION)
+    lines: list[Line] = [(f"def {outer}({', '.join(builder.names.namespace)}):", None)]
+    lines += [("    " + text, op) for function_lines in builder.functions for text, op in function_lines]
+    lines.append((f"    return {entry}", None))
     line_ops.update((number, op) for number, (_, op) in enumerate(lines, start=1) if op is not None)
     source = "\n".join(text for text, _ in lines) + "\n"
-    return GeneratedFunction(source, builder.names.namespace, entry, filename, line_ops)
+    return GeneratedFunction(source, builder.names.namespace, outer, filename, line_ops)
 
 
 def _relocate(filename: str, line_ops: dict[int, Operation]) -> None:

@@ -32,7 +32,8 @@ def call_source(builder: HostBuilder, op: AtenOp, overload: torch._ops.OpOverloa
                 out: str | None = None) -> str:
     """The call of ``op`` (of ``overload`` where given, with ``out=`` the local ``out``)."""
     schema = op.SCHEMA
-    overload = overload if overload is not None else torch_overload(schema.base_name, schema.overload)
+    overload = overload if overload is not None else \
+        torch_overload(schema.base_name, schema.overload, schema.namespace)
     positional: list[str] = []
     keywords: list[str] = []
     operands = {argument.name: values for argument, values in op.operand_groups()}

@@ -124,9 +124,17 @@ def lower_sym_binary(builder: HostBuilder, op: Operation) -> None:
     builder.emit(f"{builder.define(op.result)} = {text}")
 
 
-def lower_sym_unary(builder: HostBuilder, op: hop.SymFloatOp | hop.SymSqrtOp) -> None:
+_SYM_UNARY_SOURCES: dict[type[Operation], str] = {
+    hop.SymFloatOp: "float({})", hop.SymNegOp: "(-{})", hop.SymAbsOp: "abs({})",
+    hop.SymNotOp: "(not {})",
+}
+"""Python's own functions and operators, as ``_SYM_UNARY_FUNCTIONS`` in ``hopc.backend.interpreter_hop``."""
+
+
+def lower_sym_unary(builder: HostBuilder, op: Operation) -> None:
     operand = builder.local(op.operand)
-    text = f"float({operand})" if isinstance(op, hop.SymFloatOp) else f"{builder.bind(math.sqrt, FUNCTION)}({operand})"
+    text = f"{builder.bind(math.sqrt, FUNCTION)}({operand})" if isinstance(op, hop.SymSqrtOp) \
+        else _SYM_UNARY_SOURCES[type(op)].format(operand)
     builder.emit(f"{builder.define(op.result)} = {text}")
 
 
@@ -173,7 +181,7 @@ LOWERINGS.update({
     hop.SymSizeOp: lower_sym_size,
     hop.SymConstantOp: lower_sym_constant,
     **dict.fromkeys(_SYM_BINARY_SOURCES, lower_sym_binary),
-    hop.SymFloatOp: lower_sym_unary,
+    **dict.fromkeys(_SYM_UNARY_SOURCES, lower_sym_unary),
     hop.SymSqrtOp: lower_sym_unary,
     hop.SymIteOp: lower_sym_ite,
     hop.ItemOp: lower_item,

@@ -132,7 +132,7 @@ def _out_writer(kernel: KernelOp, buffers: list[str | None]) -> tuple[AtenOp, st
     if not any(buffers) or not computation:
         return None
     last = computation[-1]
-    if not isinstance(last, AtenOp) or len(last.results) != 1:
+    if not isinstance(last, AtenOp) or last.SCHEMA.is_custom or len(last.results) != 1:
         return None
     for value, buffer in zip(kernel.yield_op.values, buffers, strict=True):
         if value is last.results[0] and buffer is not None:

@@ -156,7 +156,9 @@ class GeneratedCall:
 
 
 _LOWERED: WeakKeyDictionary[ModuleOp, dict[str, ModuleOp]] = WeakKeyDictionary()
-"""Each functional module -> its kernel-level copy per device (Note [compiled executors])."""
+"""Each functional module -> its kernel-level copy per device (Note [compiled executors]): IR
+alone, living as long as the module; the tensors converted from its constants belong to the
+code generated from it (Note [converted constants] in ``hopc.backend.interpreter_hop``)."""
 
 
 def _lowered(module: ModuleOp, device: str) -> ModuleOp:

@@ -22,6 +22,14 @@ An intermediate that two outputs view but the program does not return is
 returned by the module as an extra output, after the program's, from which
 both are replayed; ``restore`` drops it.
 
+A view a custom ``torch.autograd.Function`` returns (its forward returns an
+input or a view of one) has that Function's backward in eager, not the view
+ops' (``custom_gradient``, Note [kept autograd functions] in
+``hopc.frontend.autograd_functions``): its steps are replayed without grad,
+and the view is handed to autograd by ``_ViewWithGradientOf``, whose
+backward passes the cotangent to the output the module computed, so on to
+the user's backward, as eager's view output does.
+
 Integer arguments of a replayed view op are symbolic where the graph's are;
 their symbols are bound at each call from the graph's ``SymInt`` inputs and
 from the sizes, strides and storage offsets of the tensors at hand that are a
@@ -45,6 +53,7 @@ are given eager's strides before the views of them are replayed.
 
 from __future__ import annotations
 
+import contextlib
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -95,12 +104,28 @@ class ViewStep:
 
 @dataclass(frozen=True)
 class OutputAlias:
-    """Output ``output`` is input (``of_input``) or output ``root`` after ``steps``."""
+    """Output ``output`` is input (``of_input``) or output ``root`` after ``steps``; with
+    ``custom_gradient``, it takes the gradient of the output the module computed (Note
+    [aliased outputs])."""
 
     output: int
     root: int
     of_input: bool
     steps: tuple[ViewStep, ...]
+    custom_gradient: bool = False
+
+
+class _ViewWithGradientOf(torch.autograd.Function):
+    """``apply(computed, view)`` is ``view`` (an alias of it, as autograd makes of a Function's
+    input returned), whose gradient goes to ``computed`` (Note [aliased outputs])."""
+
+    @staticmethod
+    def forward(ctx: Any, computed: torch.Tensor, view: torch.Tensor) -> torch.Tensor:
+        return view
+
+    @staticmethod
+    def backward(ctx: Any, gradient: torch.Tensor) -> tuple[torch.Tensor, None]:
+        return gradient, None
 
 
 @dataclass(frozen=True)
@@ -158,11 +183,14 @@ class OutputAliases:
                                                      device=result.device).copy_(result)
         for alias in self._aliases:
             value = (inputs if alias.of_input else outputs)[alias.root]
-            for step in alias.steps:
-                value = step.replay(value, symbols)
+            with torch.no_grad() if alias.custom_gradient else contextlib.nullcontext():
+                for step in alias.steps:
+                    value = step.replay(value, symbols)
             computed = outputs[alias.output]
             if value.shape != computed.shape:
                 raise _misbuilt(alias, value, computed)
+            if alias.custom_gradient and computed.requires_grad:
+                value = _ViewWithGradientOf.apply(computed, value)
             outputs[alias.output] = value
         return outputs[:self._output_count] if self._extra else outputs
 

@@ -28,7 +28,7 @@ Reader = Callable[[Values, Symbols], object]
 def plan_aten(op: AtenOp, slot: Callable[[SSAValue], int]) -> Callable[[Values, Symbols], None]:
     """The step that runs ``op``: reads its arguments, calls its overload, stores its results."""
     schema = op.SCHEMA
-    overload = torch_overload(schema.base_name, schema.overload)
+    overload = torch_overload(schema.base_name, schema.overload, schema.namespace)
     positional: list[Reader] = []
     keywords: list[tuple[str, Reader]] = []
     operands = {argument.name: values for argument, values in op.operand_groups()}

@@ -51,3 +51,28 @@ def unbacked_from_item_and_nonzero():
 # CHECK:         hop.assert %[[LE]], "{{.*}}" : !hop.symbool<Le([[C]], 10)>
 # CHECK:         aten.zeros() {size = [#hop.expr<[[C]]>]
 # CHECK:         aten.nonzero(%x) : (!hop.tensor<[8], f32>) -> !hop.tensor<[[[N]], 1], i64>
+
+
+@run
+def unary_operators_and_sym_sum():
+    def program(x):
+        n, m = x.shape
+        flipped = torch.sym_ite(torch.sym_not(n > m), 1, 2)
+        return x * -n, x.new_zeros(abs(n - m)), x.new_zeros(flipped), x.new_zeros(torch.sym_sum([n, m, 1]))
+
+    print(hopc.capture(program, (torch.randn(6, 4),), dynamic_shapes=({0: Dim("n"), 1: Dim("m")},)))
+
+
+# Unary -, abs and torch.sym_not are hop.sym_neg, hop.sym_abs (Max(a, -a)) and
+# hop.sym_not; torch.sym_sum is a chain of hop.sym_add.
+# CHECK-LABEL: TEST: unary_operators_and_sym_sum
+# CHECK:         %[[N:.*]] = hop.sym_size %x[0] : !hop.tensor<[[[S0:s[0-9]+]], [[S1:s[0-9]+]]], f32> -> !hop.symint<[[S0]]>
+# CHECK:         %[[M:.*]] = hop.sym_size %x[1] : {{.*}} -> !hop.symint<[[S1]]>
+# CHECK:         %[[GREATER:.*]] = hop.sym_gt %[[N]], %[[M]]
+# CHECK:         hop.sym_not %[[GREATER]] : !hop.symbool<Gt([[S0]], [[S1]])> -> !hop.symbool<Le([[S0]], [[S1]])>
+# CHECK:         hop.sym_neg %[[N]] : !hop.symint<[[S0]]> -> !hop.symint<-[[S0]]>
+# CHECK:         aten.mul.Scalar(%x) {other = #hop.expr<-[[S0]]>}
+# CHECK:         %[[DIFFERENCE:.*]] = hop.sym_sub %[[N]], %[[M]]
+# CHECK:         hop.sym_abs %[[DIFFERENCE]] : !hop.symint<-[[S1]] + [[S0]]> -> !hop.symint<Max(-[[S1]] + [[S0]], [[S1]] - [[S0]])>
+# CHECK:         %[[PAIR:.*]] = hop.sym_add %[[N]], %[[M]] : !hop.symint<[[S0]]>, !hop.symint<[[S1]]> -> !hop.symint<[[SUM:.*]]>
+# CHECK:         hop.sym_add %[[PAIR]], %{{.*}} : !hop.symint<[[SUM]]>, !hop.symint<1> -> !hop.symint<[[SUM]] + 1>

@@ -10,6 +10,16 @@ go before the op and replace it, nodes that do are appended as backward ops
 are our symbols (``ShapeSymbols`` over the trace's names); the nodes that only
 compute sizes (``sym_size``, arithmetic on them) are not imported, since the
 ops that use them take the sizes as attributes.
+
+Note [sizes of tangents]
+~~~~~~~~~~~~~~~~~~~~~~~~
+With symbolic sizes ``make_fx`` reads a size from whichever input has it: the
+forward ``view(x, [B, S, 192])`` of a joint can read ``B`` and ``S`` from the
+tangent (``sym_size(tangent, 0)``), which has the output's shape. Taken as a
+dependence on the tangent, that would put the forward view among the backward
+ops, after the forward ops that read it. A size is the same whichever tensor
+it is read from, and the IR names it by its symbol, not by the read; so a size
+read (``sym_size``, ``sym_numel``, ``sym_stride``) depends on no tangent.
 """
 
 from __future__ import annotations
@@ -83,11 +93,17 @@ class TracedOpImporter(GraphImporter):
         return self.insert(op, node)
 
 
+_SIZE_READS = frozenset({torch.ops.aten.sym_size.int, torch.ops.aten.sym_numel.default,
+                         torch.ops.aten.sym_stride.int, torch.ops.aten.sym_storage_offset.default})
+"""Reads of a tensor's metadata, never of its data (Note [sizes of tangents])."""
+
+
 def _depending_on(graph: torch.fx.GraphModule, sources: frozenset[torch.fx.Node]) -> set[torch.fx.Node]:
-    """The nodes of ``graph`` that depend on ``sources``."""
+    """The nodes of ``graph`` that depend on the values of ``sources``; a size read from one
+    does not (Note [sizes of tangents])."""
     depending = set(sources)
     for node in graph.graph.nodes:
-        if any(i in depending for i in node.all_input_nodes):
+        if node.target not in _SIZE_READS and any(i in depending for i in node.all_input_nodes):
             depending.add(node)
     return depending
 

@@ -8,7 +8,9 @@ tracer (``hopc.ir.op_tracer.trace``), the joint of one op::
         return outputs, torch.autograd.grad(outputs[tangent_results], primals[differentiated], tangents)
 
 over fake tensors sized by the module's symbols, with ``backed_size_oblivious``
-on and no guard allowed, then retraces that graph under functionalization so
+on and no guard allowed (inside a Dynamo frame, where that trace fails, it is
+traced again in the frame's ``ShapeEnv``, installing its guards there: Note
+[derivatives in a frame]), then retraces that graph under functionalization so
 that it holds no view and no in-place op (views become their ``_copy``
 variants, as everywhere at the functional level). The result is PyTorch's own
 derivative formula as ATen ops, never a hand-written table. A
@@ -67,6 +69,17 @@ values to check, and whether it is on cannot change the derivative. The
 user's backward still runs under it, which checks the gradients the compiled
 backward returns as eager checks those of any ``autograd.Function``.
 
+Note [custom operator derivatives]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A custom operator (Note [custom operators] in ``hopc.dialects.custom``) is
+traced like an ATen op: its ``register_autograd`` formula runs on fake
+tensors and records the backward's ops (its own custom ops among them). One
+without a formula is a located error: ``torch.library.custom_op`` raises
+"no autograd formula" in the trace, and an operator with no kernel for an
+autograd key at all (``torch.library.define`` with a CPU kernel only) would
+be traced through its fake kernel, whose derivative is not the operator's,
+so it is refused before the trace.
+
 Note [derivative cache key]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 A derivative is cached by what can change it: the op, its properties, its
@@ -76,6 +89,31 @@ in Note [trace cache key] of ``hopc.ir.op_result_types``), which operands are
 differentiated and which results have a cotangent. The cached graph's sizes
 are in pattern names; the caller renames them back (``op_derivative``'s
 second result).
+
+Note [derivatives in a frame]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A derivative traced in a ``ShapeEnv`` of its own holds for every value of the
+op's symbols, so it is cached for every module. Some formulas guard on a
+size (``unfold``'s, ``max_pool2d``'s with ``ceil_mode``, ``view`` to
+``(2, 3, -1, 2)``, ``select`` at a symbolic index), or hold only under a fact
+Dynamo guarded while tracing the forward (``squeeze`` of a size that is 1 at
+this call). When hopc compiles a Dynamo frame (a ``TracingContext`` with a
+fake mode is active: the backend compile), such a derivative is traced again
+in the frame's ``ShapeEnv``, each of the op's symbols the frame's SymInt of
+the same name (Note [frame guards] in ``hopc.ir.op_tracer``): its guards are
+the frame's, so the compiled code runs only where they hold, and Dynamo
+recompiles elsewhere, as for AOTAutograd's backward. That derivative is
+never cached: it holds the frame's ``ShapeEnv`` and only holds under the
+frame's guards (each such op is traced again; they are few).
+
+A gradient whose sizes equal its operand's only under such a guard
+(``glu``'s ``2*(s0//2)`` for ``s0``, which autograd's check of the
+gradient's shape guards) is expanded to the operand's sizes (an ``expand``
+of equal sizes), so that the module's types agree. A guard that fixes one of
+the op's symbols (to a number or to another symbol) would make the
+derivative's sizes disagree with the module's, which keeps the symbol: that
+is refused, located at the op. Outside a frame, or where a symbol is not the
+frame's (one hopc made, a float symbol), the first trace's error stands.
 """
 
 from __future__ import annotations
@@ -129,6 +167,9 @@ class OpDerivative:
 
 _CACHE: dict[tuple, OpDerivative] = {}
 
+Frame = tuple[ShapeEnv, dict[str, torch.SymInt]]
+"""A Dynamo frame's ``ShapeEnv`` and its SymInt for each pattern name of an op's symbols."""
+
 
 def op_derivative(op: AtenOp, differentiated: Sequence[int], tangent_results: Sequence[int]
                   ) -> tuple[OpDerivative, dict[str, str]]:
@@ -149,18 +190,61 @@ def op_derivative(op: AtenOp, differentiated: Sequence[int], tangent_results: Se
            tuple(tuple(substitute(t, renaming) for t in g) for g in [*groups, *results]),
            tuple((f.lower, f.upper) for f in pattern_facts.values()),
            tuple(differentiated), tuple(tangent_results))
+    back = {canonical: name for name, canonical in renaming.items()}
     derivative = _CACHE.get(key)
-    if derivative is None:
+    if derivative is not None:
+        return derivative, back
+    _check_custom_autograd(op)
+    try:
         derivative = _CACHE[key] = _differentiable_trace(op, renaming, list(differentiated),
-                                                         tangent_results, pattern_facts)
-    return derivative, {canonical: name for name, canonical in renaming.items()}
+                                                         tangent_results, pattern_facts, None)
+    except HopcError:
+        frame = _frame(renaming, pattern_facts)
+        if frame is None:
+            raise
+        derivative = _differentiable_trace(op, renaming, list(differentiated), tangent_results,
+                                           pattern_facts, frame)
+        _check_no_symbol_fixed(op, frame, back)
+    return derivative, back
+
+
+def _frame(renaming: Mapping[str, str], facts: Mapping[str, SymbolFacts]) -> Frame | None:
+    """The Dynamo frame being compiled, where every symbol of the op is one of its backed
+    symbols with the value the module records (Note [derivatives in a frame]); else None."""
+    context = torch._guards.TracingContext.try_get()
+    fake_mode = context.fake_mode if context is not None else None
+    shape_env = fake_mode.shape_env if fake_mode is not None else None
+    if shape_env is None or shape_env.frozen:  # frozen: its guards are built, a new one would be dropped
+        return None
+    backed = {torch_symbol.name: torch_symbol for torch_symbol in shape_env.backed_var_to_val}
+    symints = {}
+    for ours, pattern in renaming.items():
+        torch_symbol = backed.get(ours)
+        hint = facts[pattern].hint
+        if torch_symbol is None or is_float_symbol_name(ours) or hint is None \
+                or int(shape_env.backed_var_to_val[torch_symbol]) != hint:
+            return None
+        symints[pattern] = shape_env.create_symintnode(torch_symbol, hint=hint)
+    return shape_env, symints
+
+
+def _check_no_symbol_fixed(op: AtenOp, frame: Frame, back: Mapping[str, str]) -> None:
+    """Refuses a derivative whose guards fixed one of the op's symbols (Note [derivatives in a frame])."""
+    shape_env, symints = frame
+    for pattern, symint in symints.items():
+        fixed = shape_env.simplify(symint.node.expr)
+        if fixed != symint.node.expr:
+            raise HopcError(f"the derivative of {op.name}: its trace guards that {back[pattern]} "
+                            f"is {fixed} (Dynamo would check it), which hopc does not yet carry "
+                            "into the module", location_of(op))
 
 
 _NOT_DIFFERENTIABLE = re.compile(r"is not differentiable with respect to argument '(\w+)'")
 
 
 def _differentiable_trace(op: AtenOp, renaming: Mapping[str, str], differentiated: list[int],
-                          tangent_results: Sequence[int], facts: Mapping[str, SymbolFacts]) -> OpDerivative:
+                          tangent_results: Sequence[int], facts: Mapping[str, SymbolFacts],
+                          frame: Frame | None) -> OpDerivative:
     """The trace, leaving out the operands PyTorch says the op is not differentiable in.
 
     (``running_mean`` of a training-mode batch norm: an input that is active
@@ -168,7 +252,7 @@ def _differentiable_trace(op: AtenOp, renaming: Mapping[str, str], differentiate
     """
     while True:
         try:
-            return _trace_derivative(op, renaming, differentiated, tangent_results, facts)
+            return _trace_derivative(op, renaming, differentiated, tangent_results, facts, frame)
         except HopcError as error:
             match = _NOT_DIFFERENTIABLE.search(error.message)
             if match is None:
@@ -190,7 +274,8 @@ def _operand_offsets(op: AtenOp) -> dict[str, range]:
 
 
 def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: Sequence[int],
-                      tangent_results: Sequence[int], facts: Mapping[str, SymbolFacts]) -> OpDerivative:
+                      tangent_results: Sequence[int], facts: Mapping[str, SymbolFacts],
+                      frame: Frame | None) -> OpDerivative:
     location = location_of(op)
     result_types = [substitute(r.type, renaming) for r in op.results]
     schema = _differentiated_schema(op.SCHEMA, result_types)
@@ -222,14 +307,18 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
         with defined_gradient_outputs(), torch.autograd.set_detect_anomaly(False):
             gradients = torch.autograd.grad([o for o, _ in used], [primals[i] for i in differentiated],
                                             [t for _, t in used], allow_unused=True)
+        if shapes.in_frame:
+            return flat, [_sized_as(g, primals[i]) for g, i in zip(gradients, differentiated, strict=True)]
         return flat, list(gradients)
 
     what = f"the derivative of {op.name}"
     flags = [i in differentiated for i in range(len(inputs))]
     try:
         autograd = trace(joint, inputs, what=what, requires_grad=flags,
-                         symbols=facts, location=location, pass_shapes=True)
+                         symbols=facts, location=location, pass_shapes=True, frame=frame)
     except HopcError as error:
+        if op.SCHEMA.is_custom and "no autograd formula" in error.message:
+            raise _no_custom_autograd(op) from None
         if "not implemented" in error.message or "does not require grad" in error.message:
             raise HopcError(f"{op.name} has no derivative in PyTorch "
                             f"({error.message.rsplit(': ', 1)[-1]})", location) from None
@@ -250,11 +339,31 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
             _same_sizes(outputs[index], tangent)
         return outputs, gradients
 
-    functional = trace(functional_joint, inputs, what=what, symbols=facts, location=location)
+    functional = trace(functional_joint, inputs, what=what, symbols=facts, location=location, frame=frame)
     functional.graph.graph.eliminate_dead_code()
     functional.graph.recompile()
     return OpDerivative(functional.graph, tuple(differentiated), functional.shapes.shape_env,
                         dict(functional.shapes.torch_names), len(carriers))
+
+
+_AUTOGRAD_KEYS = ("Autograd", "AutogradCPU", "AutogradCUDA", "CompositeImplicitAutograd")
+"""Dispatch keys whose kernel gives an operator its derivative (Note [custom operator derivatives])."""
+
+
+def _check_custom_autograd(op: AtenOp) -> None:
+    """Raises a located HopcError for a custom operator without an autograd kernel
+    (Note [custom operator derivatives])."""
+    name = op.SCHEMA.torch_name.split(".")[0]
+    if op.SCHEMA.is_custom and not any(torch._C._dispatch_has_kernel_for_dispatch_key(name, key)
+                                       for key in _AUTOGRAD_KEYS):
+        raise _no_custom_autograd(op)
+
+
+def _no_custom_autograd(op: AtenOp) -> HopcError:
+    name = op.SCHEMA.torch_name.split(".")[0]
+    return HopcError(f"the custom operator {name} has no registered autograd formula "
+                     "(torch.library.register_autograd), so hopc cannot differentiate it",
+                     location_of(op))
 
 
 def _differentiated_schema(schema: Schema, result_types: Sequence[object]) -> Schema:
@@ -301,6 +410,18 @@ def _size_carriers(types: Sequence[TensorType], facts: Mapping[str, SymbolFacts]
     """One ``[p]`` tensor per symbol no operand or tangent has as a dimension (Note [size carriers])."""
     bound = set(parameters(types))
     return [TensorType([name], i1) for name in facts if name not in bound and not is_float_symbol_name(name)]
+
+
+def _sized_as(gradient: torch.Tensor | None, primal: torch.Tensor) -> torch.Tensor | None:
+    """``gradient`` with ``primal``'s size expressions, which autograd guarded equal to its
+    own (``2*(s0//2)`` for ``s0``) in a frame's trace (Note [derivatives in a frame])."""
+    if gradient is None or [_expression(s) for s in gradient.shape] == [_expression(s) for s in primal.shape]:
+        return gradient
+    return gradient.expand(primal.shape)  # the one view whose sizes are the ones asked for
+
+
+def _expression(size: int | torch.SymInt) -> object:
+    return size.node.expr if isinstance(size, torch.SymInt) else size
 
 
 def _same_sizes(output: torch.Tensor, tangent: torch.Tensor) -> None:

@@ -217,12 +217,14 @@ def _recomputed(forward_ops: Sequence[Operation], saved: Sequence[SSAValue],
 
 
 def _unbound_symbols(ops: Sequence[Operation], arguments: Sequence[SSAValue]) -> list[str]:
-    """Symbols that ``ops`` mention (at any depth) and neither ``arguments`` nor ``ops`` bind.
+    """Symbols that ``ops`` (at any depth) or the types of ``arguments`` mention and neither
+    ``arguments`` nor ``ops`` bind.
 
-    What an op binds: ``_bound_by``.
+    An argument's type can mention a symbol it does not bind: a saved predicate
+    ``!hop.symbool<Gt(u0, 2)>`` of a cond needs ``u0`` bound too. What an op binds: ``_bound_by``.
     """
     bound = set(parameters([a.type for a in arguments]))
-    mentioned: dict[str, None] = {}
+    mentioned = dict.fromkeys(s for a in arguments for s in symbols_of_attribute(a.type))
     for op in ops:
         bound |= _bound_by(op)
         for nested in op.walk():

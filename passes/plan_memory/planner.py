@@ -140,7 +140,8 @@ def is_planned(launch: LaunchOp) -> bool:
     if kernel.kind.data != "extern":
         return True
     schema = lookup(kernel.computation[0].name)
-    if schema is None or schema.has_dynamic_output_shape or _resizes_out(schema.base_name, launch):
+    if schema is None or schema.is_custom or schema.has_dynamic_output_shape \
+            or _resizes_out(schema.base_name, launch):
         return False
     out = lookup(f"aten.{schema.base_name}.out")
     return out is not None and out.is_out_variant and len(out.mutated_arguments) == len(launch.outputs)

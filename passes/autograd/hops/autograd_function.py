@@ -13,8 +13,9 @@ user's backward returns (Note [custom autograd functions] in
 ``hopc.dialects.hop_autograd_function``), each operand not listed in
 ``gradients`` (a ``None`` of the backward) takes none, and an output without
 a cotangent gets zeros, as eager materializes it (``ctx.set_materialize_grads``
-is on by default). The saved values are forward values like any other, which
-the min-cut partitioner saves.
+is on by default), also one marked non-differentiable, which the frontend
+reads only through ``aten.detach``. The saved values are forward values like
+any other, which the min-cut partitioner saves.
 """
 
 from __future__ import annotations
