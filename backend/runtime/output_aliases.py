@@ -179,8 +179,7 @@ class OutputAliases:
             result = outputs[index]
             stride = tuple(_evaluate(s, symbols) for s in layout)
             if result.stride() != stride:
-                outputs[index] = torch.empty_strided(result.shape, stride, dtype=result.dtype,
-                                                     device=result.device).copy_(result)
+                outputs[index] = _laid_out(result, stride)
         for alias in self._aliases:
             value = (inputs if alias.of_input else outputs)[alias.root]
             with torch.no_grad() if alias.custom_gradient else contextlib.nullcontext():
@@ -212,3 +211,15 @@ def _evaluate_argument(argument: object, symbols: dict[sympy.Symbol, int]) -> ob
     if isinstance(argument, (list, tuple)):
         return type(argument)(_evaluate_argument(a, symbols) for a in argument)
     return argument
+
+
+def _laid_out(result: torch.Tensor, stride: tuple[int, ...]) -> torch.Tensor:
+    """``result``'s values with ``stride``: a copy, but for the dimensions of stride 0 (eager's
+    output is an expansion there, equal along them), which are expanded from one slice."""
+    expanded = [dim for dim, (size, step) in enumerate(zip(result.shape, stride)) if step == 0 and size > 1]
+    source = result
+    for dim in expanded:
+        source = source.narrow(dim, 0, 1)
+    laid_out = torch.empty_strided(source.shape, stride, dtype=result.dtype, device=result.device).copy_(source)
+    return laid_out.expand(result.shape) if expanded else laid_out
+

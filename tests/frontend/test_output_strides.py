@@ -26,3 +26,22 @@ def test_a_view_that_works_on_eager_output_works_on_the_compiled_one():
     with torch.no_grad():
         x = torch.randn(3, 4)
         torch.testing.assert_close(compiled(x).t().view(-1), (x.t() * 2).t().view(-1))
+
+
+def _expanded_mask(x):
+    """A causal mask expanded over the batch, as transformers' mask builders return it."""
+    n = x.shape[1]
+    mask = torch.arange(n)[None, :] <= torch.arange(n)[:, None]
+    return mask[None, None].expand(x.shape[0], 1, n, n), x * 2
+
+
+def test_an_expanded_output_keeps_eager_s_zero_strides():
+    """Regression: eager's stride-0 layout could not be copied into (``copy_`` refuses to write
+    a tensor whose elements share memory), an internal error on Qwen2-MoE's sliding mask."""
+    for executor in ("auto", "planned", "interpreter"):
+        torch._dynamo.reset()
+        compiled = hopc.compile(_expanded_mask, executor=executor)
+        for length in (5, 7):
+            x = torch.randn(2, length)
+            (mask, _), (expected, _) = compiled(x), _expanded_mask(x)
+            assert torch.equal(mask, expected) and mask.stride() == expected.stride()
