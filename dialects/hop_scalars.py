@@ -54,7 +54,27 @@ SymPowOp = sym_binary("hop.sym_pow", _float_power, SymFloatType, module=__name__
     """)
 
 
-class _SymUnaryFloatOp(IRDLOperation):
+class _TypedByOperand:
+    """A unary op whose result type is ``expected_type`` of its operand's type: built so,
+    verified so (the op is undefined where ``expected_type`` raises)."""
+
+    def __init__(self, operand: SSAValue):
+        super().__init__(operands=[operand], result_types=[self.expected_type(operand.type)])
+
+    def verify_(self) -> None:
+        try:
+            expected = self.expected_type(self.operand.type)
+        except (ZeroDivisionError, ValueError) as error:
+            raise VerifyException(f"'{self.name}' is undefined on {describe(self.operand)} : "
+                                  f"{self.operand.type}: {error}") from None
+        if self.result.type != expected:
+            raise VerifyException(
+                f"'{self.name}' result {describe(self.result)} has type {self.result.type}, "
+                f"expected {expected} from {describe(self.operand)} : {self.operand.type}"
+            )
+
+
+class _SymUnaryFloatOp(_TypedByOperand, IRDLOperation):
     """``%r = hop.sym_<op> %a : !hop.symint<A> -> !hop.symfloat<op(A)>``.
 
     Invariant: the result type's expression is ``FUNCTION`` applied to the
@@ -76,20 +96,6 @@ class _SymUnaryFloatOp(IRDLOperation):
         function = getattr(symbolic_float, cls.FUNCTION)
         return SymFloatType(symbolic.print_expr(function(symbolic.parse_expr(str(operand.value)))))
 
-    def __init__(self, operand: SSAValue):
-        super().__init__(operands=[operand], result_types=[self.expected_type(operand.type)])
-
-    def verify_(self) -> None:
-        try:
-            expected = self.expected_type(self.operand.type)
-        except (ZeroDivisionError, ValueError) as error:
-            raise VerifyException(f"'{self.name}' is undefined on {describe(self.operand)} : "
-                                  f"{self.operand.type}: {error}") from None
-        if self.result.type != expected:
-            raise VerifyException(
-                f"'{self.name}' result {describe(self.result)} has type {self.result.type}, "
-                f"expected {expected} from {describe(self.operand)} : {self.operand.type}"
-            )
 
 
 @irdl_op_definition
@@ -165,7 +171,7 @@ class SymIteOp(IRDLOperation):
                                   f"{self.result.type}, expected {expected} from {described}")
 
 
-class _SymUnaryOp(IRDLOperation):
+class _SymUnaryOp(_TypedByOperand, IRDLOperation):
     """``%r = hop.sym_<op> %a : !hop.symint<A> -> !hop.symint<op(A)>``: a number of the operand's kind.
 
     Invariant: the result type is the operand's kind (integer, float or
@@ -197,20 +203,6 @@ class _SymUnaryOp(IRDLOperation):
             value = ToFloat(value)  # ``-float(s0)`` stays a float
         return type(operand)(symbolic.print_expr(value))
 
-    def __init__(self, operand: SSAValue):
-        super().__init__(operands=[operand], result_types=[self.expected_type(operand.type)])
-
-    def verify_(self) -> None:
-        try:
-            expected = self.expected_type(self.operand.type)
-        except ValueError as error:
-            raise VerifyException(f"'{self.name}' is undefined on {describe(self.operand)} : "
-                                  f"{self.operand.type}: {error}") from None
-        if self.result.type != expected:
-            raise VerifyException(
-                f"'{self.name}' result {describe(self.result)} has type {self.result.type}, "
-                f"expected {expected} from {describe(self.operand)} : {self.operand.type}"
-            )
 
 
 @irdl_op_definition
