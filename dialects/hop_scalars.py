@@ -16,8 +16,11 @@ re-exports them.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import ClassVar
 
+import sympy
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
@@ -175,7 +178,7 @@ class _SymUnaryOp(_TypedByOperand, IRDLOperation):
     """``%r = hop.sym_<op> %a : !hop.symint<A> -> !hop.symint<op(A)>``: a number of the operand's kind.
 
     Invariant: the result type is the operand's kind (integer, float or
-    boolean) and its expression is ``apply`` of the operand's expression
+    boolean) and its expression is ``APPLY`` of the operand's expression
     (compared in canonical form).
     """
 
@@ -186,10 +189,8 @@ class _SymUnaryOp(_TypedByOperand, IRDLOperation):
     KINDS: ClassVar[tuple[type[Attribute], ...]]
     """The operand kinds the operation is defined on."""
 
-    @staticmethod
-    def apply(operand):
-        """The operation on a sympy expression."""
-        raise NotImplementedError
+    APPLY: ClassVar[Callable[[sympy.Expr], sympy.Expr]]
+    """The operation on a sympy expression."""
 
     @classmethod
     def expected_type(cls, operand: Attribute) -> Attribute:
@@ -198,7 +199,7 @@ class _SymUnaryOp(_TypedByOperand, IRDLOperation):
         from hopc.ir import symbolic
         from hopc.ir.symbolic_float import ToFloat
 
-        value = cls.apply(symbolic.parse_expr(str(operand.value)))
+        value = cls.APPLY(symbolic.parse_expr(str(operand.value)))
         if isinstance(operand, SymFloatType):
             value = ToFloat(value)  # ``-float(s0)`` stays a float
         return type(operand)(symbolic.print_expr(value))
@@ -218,9 +219,7 @@ class SymNegOp(_SymUnaryOp):
     name = "hop.sym_neg"
     KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymIntType, SymFloatType)
 
-    @staticmethod
-    def apply(operand):
-        return -operand
+    APPLY = staticmethod(operator.neg)
 
 
 @irdl_op_definition
@@ -237,11 +236,7 @@ class SymAbsOp(_SymUnaryOp):
     name = "hop.sym_abs"
     KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymIntType, SymFloatType)
 
-    @staticmethod
-    def apply(operand):
-        import sympy
-
-        return sympy.Max(operand, -operand)
+    APPLY = staticmethod(lambda operand: sympy.Max(operand, -operand))
 
 
 @irdl_op_definition
@@ -257,11 +252,7 @@ class SymNotOp(_SymUnaryOp):
     name = "hop.sym_not"
     KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymBoolType,)
 
-    @staticmethod
-    def apply(operand):
-        import sympy
-
-        return sympy.Not(operand)
+    APPLY = staticmethod(sympy.Not)
 
 
 SYM_UNARY_OPS = (SymNegOp, SymAbsOp, SymNotOp)
