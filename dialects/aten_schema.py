@@ -326,6 +326,17 @@ def view_copy_variant(schema: Schema) -> Schema | None:
 
 
 @cache
+def view_of_copy_variant(schema: Schema) -> Schema | None:
+    """The view op whose ``_copy`` variant ``schema`` is: ``aten.view_copy.dtype -> aten.view.dtype``
+    (the inverse of ``view_copy_variant``); None for an op that is no such variant."""
+    if not schema.is_view_copy:
+        return None
+    suffix = f".{schema.overload}" if schema.overload else ""
+    view = lookup(f"aten.{schema.base_name.removesuffix('_copy')}{suffix}")
+    return view if view is not None and view_copy_variant(view) is schema else None
+
+
+@cache
 def _overloads_by_base_name() -> dict[str, list[str]]:
     table: dict[str, list[str]] = {}
     for name in _table():

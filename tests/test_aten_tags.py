@@ -7,7 +7,14 @@ import torch
 
 from hopc.dialects import aten_schema
 from hopc.dialects.aten import AtenOp, op_class
-from hopc.dialects.aten_schema import DERIVED_TAGS, RECORDED_TAGS, lookup, op_tags, view_copy_variant
+from hopc.dialects.aten_schema import (
+    DERIVED_TAGS,
+    RECORDED_TAGS,
+    lookup,
+    op_tags,
+    view_copy_variant,
+    view_of_copy_variant,
+)
 from hopc.ir.parse import parse_module
 
 
@@ -78,6 +85,12 @@ def test_view_copy_variants():
     assert view_copy_variant(lookup("aten.select.int")).op_name == "aten.select_copy.int"
     assert view_copy_variant(lookup("aten.reshape")) is None  # no reshape_copy
     assert view_copy_variant(lookup("aten.add.Tensor")) is None  # no view
+
+
+def test_view_of_copy_variants_inverts_view_copy_variant():
+    assert view_of_copy_variant(lookup("aten.view_copy.dtype")).op_name == "aten.view.dtype"
+    assert view_of_copy_variant(lookup("aten.select_copy.int")).op_name == "aten.select.int"
+    assert view_of_copy_variant(lookup("aten.add.Tensor")) is None  # no copy of a view
 
 
 def test_random_is_the_seeded_tag():

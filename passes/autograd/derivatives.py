@@ -130,7 +130,7 @@ from xdsl.dialects.builtin import i1
 
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_builders import symbol_facts
-from hopc.dialects.aten_schema import Schema, lookup, view_copy_variant
+from hopc.dialects.aten_schema import Schema, lookup, view_copy_variant, view_of_copy_variant
 from hopc.frontend.aten_import import aten_op_name
 from hopc.ir.aten_call import call_arguments, overload_of
 from hopc.ir.diagnostics import HopcError, location_of
@@ -369,12 +369,9 @@ def _no_custom_autograd(op: AtenOp) -> HopcError:
 def _differentiated_schema(schema: Schema, result_types: Sequence[object]) -> Schema:
     """The op whose joint is traced for ``schema``: itself, but the view for the ``_copy``
     of a view with a complex result (Note [complex view copies])."""
-    if not schema.is_view_copy or not any(isinstance(t, TensorType) and dtype_of(t.element_type).is_complex
-                                          for t in result_types):
+    if not any(isinstance(t, TensorType) and dtype_of(t.element_type).is_complex for t in result_types):
         return schema
-    suffix = f".{schema.overload}" if schema.overload else ""
-    view = lookup(f"aten.{schema.base_name.removesuffix('_copy')}{suffix}")
-    return view if view is not None and view_copy_variant(view) is schema else schema
+    return view_of_copy_variant(schema) or schema
 
 
 def _materialize_zero_tensors(graph: torch.fx.GraphModule) -> None:

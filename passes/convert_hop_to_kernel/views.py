@@ -32,7 +32,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from hopc.dialects.aten import AtenOp, op_class
-from hopc.dialects.aten_schema import Schema, lookup, view_copy_variant
+from hopc.dialects.aten_schema import Schema, lookup, view_of_copy_variant
 
 _NOT_VIEWS = frozenset({"lift_fresh_copy", "detach_copy", "alias_copy", "as_strided_copy",
                         "_reshape_alias_copy"})
@@ -116,11 +116,9 @@ def _view_of(schema: Schema) -> Schema | None:
     """The view op whose ``_copy`` variant ``schema`` is (``reshape`` for ``view_copy``), or None."""
     if schema.op_name in _RESHAPES:
         return lookup(_RESHAPES[schema.op_name])
-    if not schema.is_view_copy or schema.base_name in _NOT_VIEWS or schema.base_name == "view_copy":
+    if schema.base_name in _NOT_VIEWS or schema.base_name == "view_copy":
         return None
-    suffix = f".{schema.overload}" if schema.overload else ""
-    view = lookup(f"aten.{schema.base_name.removesuffix('_copy')}{suffix}")
-    return view if view is not None and view_copy_variant(view) is schema else None
+    return view_of_copy_variant(schema)
 
 
 _LAYOUT_FREE_READERS = frozenset({"aten.mm", "aten.bmm", "aten.addmm", "aten.matmul", "aten.mv",
