@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import sympy
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
@@ -29,6 +28,9 @@ from xdsl.utils.exceptions import VerifyException
 from hopc.dialects.hop_common import HopCanonicalizationPatterns, describe
 from hopc.dialects.hop_symbols import sym_binary
 from hopc.ir.types import SymBoolType, SymFloatType, SymIntType
+
+if TYPE_CHECKING:
+    import sympy
 
 
 def _true_divide(a, b):
@@ -236,7 +238,7 @@ class SymAbsOp(_SymUnaryOp):
     name = "hop.sym_abs"
     KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymIntType, SymFloatType)
 
-    APPLY = staticmethod(lambda operand: sympy.Max(operand, -operand))
+    APPLY = staticmethod(lambda operand: _sympy().Max(operand, -operand))
 
 
 @irdl_op_definition
@@ -252,8 +254,17 @@ class SymNotOp(_SymUnaryOp):
     name = "hop.sym_not"
     KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymBoolType,)
 
-    APPLY = staticmethod(sympy.Not)
+    APPLY = staticmethod(lambda operand: _sympy().Not(operand))
 
 
 SYM_UNARY_OPS = (SymNegOp, SymAbsOp, SymNotOp)
 SYM_SCALAR_OPS = (SymFloatOp, SymTrueDivOp, SymSqrtOp, SymPowOp, SymIteOp, *SYM_UNARY_OPS)
+
+
+def _sympy():
+    """sympy, imported when an op's type is first computed: ``hopc-opt`` imports it only for
+    modules that need it (``tests/test_opt_imports.py``)."""
+    import sympy
+
+    return sympy
+
