@@ -42,20 +42,10 @@ from hopc.backend.interpreter import Frame, interpreter_error, run_region
 from hopc.backend.interpreter_ops import bind_parameters
 from hopc.backend.interpreter_registry import impl, register_impls
 from hopc.dialects import hop
-from hopc.dialects.hop_interface import RunCount, hop_interface
+from hopc.dialects.hop_interface import Operand, RunCount, hop_interface
 from hopc.ir.constants import constant_tensor
 from hopc.ir.torch_values import dtype_of, evaluate_dim
 from hopc.ir.types import SymFloatType, TensorType
-
-SYM_BINARY_FUNCTIONS: dict[type[Operation], Callable[[int, int], int | bool]] = {
-    hop.SymAddOp: operator.add, hop.SymSubOp: operator.sub, hop.SymMulOp: operator.mul,
-    hop.SymFloorDivOp: operator.floordiv, hop.SymModOp: operator.mod,
-    hop.SymMaxOp: max, hop.SymMinOp: min,
-    hop.SymEqOp: operator.eq, hop.SymNeOp: operator.ne, hop.SymLtOp: operator.lt,
-    hop.SymLeOp: operator.le, hop.SymGtOp: operator.gt, hop.SymGeOp: operator.ge,
-    hop.SymTrueDivOp: operator.truediv, hop.SymPowOp: lambda a, b: float(a) ** float(b),
-}
-"""Python's own operators: ``//`` and ``%`` round as the IR's expressions do."""
 
 _SYM_UNARY_FUNCTIONS: dict[type[Operation], Callable[[int | float], float]] = {
     hop.SymFloatOp: float, hop.SymSqrtOp: math.sqrt,
@@ -102,23 +92,39 @@ def skipped_while_results(op: hop.WhileOp, carried: list[object]) -> list[object
             for value, own in zip(carried, op.yields_own_argument(), strict=True)]
 
 
-def _scanned_length(op: hop.ScanOp | hop.MapOp, xs: list[object]) -> int:
+def run_sliced(op: Operation, body: Callable[..., list[object]], carry: list[object], xs: list[torch.Tensor],
+               additional: list[object], reverse: bool, empty: Callable[[], list[object]]) -> list[object]:
+    """Runs ``body`` once per slice along dim 0 of ``xs`` (the last slice first where
+    ``reverse``) on the carry, slice ``i`` of each of ``xs``, then ``additional``; the first
+    ``len(carry)`` outputs of a run are the next run's carry. Returns the last carry, then
+    each other output stacked over the slices in index order, or ``empty()`` where there are
+    no slices: ``hop.scan``, and ``hop.map`` with no carry (their ``RegionEntry``'s ``Slice``
+    arguments and ``stacked`` yields). The interpreter and generated host code both run it."""
     lengths = {x.size(0) for x in xs}
     if len(lengths) != 1:
         raise interpreter_error(op, f"scanned operands differ in dim 0: {sorted(lengths)}")
-    return lengths.pop()
+    length = lengths.pop()
+    stepped: list[list[object]] = [[] for _ in range(length)]  # outputs by index, not step
+    for index in reversed(range(length)) if reverse else range(length):
+        outputs = body(*carry, *[x[index] for x in xs], *additional)
+        carry, stepped[index] = outputs[:len(carry)], outputs[len(carry):]
+    if not stepped:
+        return carry + empty()
+    return carry + [torch.stack(column) for column in zip(*stepped, strict=True)]
 
 
-def _stack(stepped: list[list[object]], results: Sequence[SSAValue], frame: Frame) -> list[object]:
-    """Stacks each output over the steps along a new dim 0 (empty when there are no steps)."""
-    if stepped:
-        return [torch.stack(column) for column in zip(*stepped, strict=True)]
+def _empty_results(results: Sequence[SSAValue], frame: Frame) -> list[object]:
+    """An empty tensor of each result's type, its sizes evaluated in ``frame``."""
     empties = []
     for result in results:
         assert isinstance(result.type, TensorType)
         shape = [evaluate_dim(dim, frame.symbols) for dim in result.type.shape]
         empties.append(torch.empty(shape, dtype=dtype_of(result.type.element_type)))
     return empties
+
+
+def _body(op: hop.ScanOp | hop.MapOp, frame: Frame) -> Callable[..., list[object]]:
+    return lambda *arguments: run_region(op.body, list(arguments), frame, op)
 
 
 @register_impls
@@ -129,8 +135,8 @@ class HopImpls:
     def run_once(self, op: Operation, frame: Frame) -> list[object]:
         """A HOP whose one region runs once (``RunCount.ONCE``) on its operands, as a call."""
         (entry,) = hop_interface(op).entries(op)
-        assert entry.runs is RunCount.ONCE and not entry.sliced
-        return run_region(entry.region, [frame.values[op.operands[p]] for p in entry.operands],
+        assert entry.runs is RunCount.ONCE and all(isinstance(s, Operand) for s in entry.arguments)
+        return run_region(entry.region, [frame.values[op.operands[s.index]] for s in entry.arguments],
                           frame, op)
 
     @impl(hop.CondOp)
@@ -150,21 +156,13 @@ class HopImpls:
 
     @impl(hop.ScanOp)
     def run_scan(self, op: hop.ScanOp, frame: Frame) -> list[object]:
-        carry, xs, additional = frame.get(op.init), frame.get(op.xs), frame.get(op.additional)
-        length = _scanned_length(op, xs)
-        steps = reversed(range(length)) if op.is_reverse else range(length)
-        stepped: list[list[object]] = [[] for _ in range(length)]  # outputs by index, not step
-        for index in steps:
-            outputs = run_region(op.body, carry + [x[index] for x in xs] + additional, frame, op)
-            carry, stepped[index] = outputs[: len(carry)], outputs[len(carry):]
-        return carry + _stack(stepped, op.outputs[len(carry):], frame)
+        return run_sliced(op, _body(op, frame), frame.get(op.init), frame.get(op.xs), frame.get(op.additional),
+                          op.is_reverse, lambda: _empty_results(op.outputs[len(op.init):], frame))
 
     @impl(hop.MapOp)
     def run_map(self, op: hop.MapOp, frame: Frame) -> list[object]:
-        xs, additional = frame.get(op.xs), frame.get(op.additional)
-        stepped = [run_region(op.body, [x[index] for x in xs] + additional, frame, op)
-                   for index in range(_scanned_length(op, xs))]
-        return _stack(stepped, op.outputs, frame)
+        return run_sliced(op, _body(op, frame), [], frame.get(op.xs), frame.get(op.additional), False,
+                          lambda: _empty_results(op.outputs, frame))
 
     @impl(hop.InvokeSubgraphOp, hop.AutogradFunctionOp)
     def run_invoke_subgraph(self, op: hop.InvokeSubgraphOp | hop.AutogradFunctionOp,
@@ -189,9 +187,10 @@ class HopImpls:
     def run_sym_constant(self, op: hop.SymConstantOp, frame: Frame) -> list[object]:
         return [evaluate_dim(op.result.type.value, frame.symbols)]
 
-    @impl(*SYM_BINARY_FUNCTIONS)
-    def run_sym_binary(self, op: Operation, frame: Frame) -> list[object]:
-        return [SYM_BINARY_FUNCTIONS[type(op)](frame.values[op.lhs], frame.values[op.rhs])]
+    @impl(*hop.SYM_OPERATOR_OPS)
+    def run_sym_binary(self, op: hop.SymBinaryOp, frame: Frame) -> list[object]:
+        """The op's Python operator: ``//`` and ``%`` round as the IR's expressions do."""
+        return [op.OPERATOR(frame.values[op.lhs], frame.values[op.rhs])]
 
     @impl(*_SYM_UNARY_FUNCTIONS)
     def run_sym_unary(self, op: Operation, frame: Frame) -> list[object]:

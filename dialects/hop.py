@@ -41,7 +41,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Dialect, Region, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -76,10 +76,14 @@ from hopc.dialects.hop_interface import (
     CondInterface,
     InvokeSubgraphInterface,
     MapInterface,
+    RegionEntry,
     ScanInterface,
     SingleBodyInterface,
     SubgraphInterface,
     WhileInterface,
+    hop_interface,
+    sliced_type,
+    stacked_type,
 )
 from hopc.dialects.hop_module import (  # registered below, and re-exported: hop.ParameterOp
     BufferOp,
@@ -109,6 +113,7 @@ from hopc.dialects.hop_symbols import (  # registered below, and re-exported: ho
     AssertOp,
     ItemOp,
     SymAddOp,
+    SymBinaryOp,
     SymbolOp,
     SymConstantOp,
     SymEqOp,
@@ -179,39 +184,40 @@ def _check_region_signature(op_name: str, region_name: str, region: Region,
                       yield_types, "yielded value")
 
 
-def _sliced(value: SSAValue, what: str) -> TensorType:
-    """The type of one slice along dim 0 (what scan and map bodies see)."""
-    type_ = value.type
-    if not isinstance(type_, TensorType) or type_.rank == 0:
-        raise VerifyException(
-            f"{what} {describe(value)} has type {type_}, expected a tensor of rank >= 1"
-        )
-    return TensorType(type_.shape[1:], type_.element_type)
-
-
-def _slices(op_name: str, xs: Sequence[SSAValue]) -> tuple[int | str, list[TensorType]]:
-    """The dim 0 that all of ``xs`` share (the number of steps) and their slice types."""
+def _check_sliced_body(op: Operation) -> tuple[RegionEntry, Dim]:
+    """Checks the body of a scan or map against what its ``RegionEntry`` feeds it (one slice of
+    each ``xs``); returns the entry and the dim 0 that all of ``xs`` share (the number of steps)."""
+    (entry,) = hop_interface(op).entries(op)
+    xs = [op.operands[p] for p in entry.sliced]
     if not xs:
-        raise VerifyException(f"'{op_name}' needs at least one operand in xs")
-    slice_types = [_sliced(x, f"'{op_name}' xs operand") for x in xs]
+        raise VerifyException(f"'{op.name}' needs at least one operand in xs")
+    for x in xs:
+        if sliced_type(x.type) is None:
+            raise VerifyException(f"'{op.name}' xs operand {describe(x)} has type {x.type}, "
+                                  "expected a tensor of rank >= 1")
     first = xs[0]
     length = first.type.shape[0]  # type: ignore[attr-defined]
     for x in xs[1:]:
         if x.type.shape[0] != length:  # type: ignore[attr-defined]
             raise VerifyException(
-                f"'{op_name}' xs operands differ in dim 0: {describe(first)} has type "
+                f"'{op.name}' xs operands differ in dim 0: {describe(first)} has type "
                 f"{first.type}, {describe(x)} has type {x.type}"
             )
-    return length, slice_types
+    _check_region_signature(op.name, "body", entry.region, entry.argument_types(op), None)
+    return entry, length
 
 
-def _stacked(op_name: str, yielded: SSAValue, length: int | str) -> TensorType:
-    """The type of a per-step output ``yielded`` stacked along a new dim 0 of ``length``."""
-    type_ = yielded.type
-    if not isinstance(type_, TensorType):
-        raise VerifyException(f"'{op_name}' body yields {describe(yielded)} of type {type_} "
-                              "as a per-step output, expected a tensor")
-    return TensorType((length, *type_.shape), type_.element_type)
+def _yielded_result_types(op_name: str, entry: RegionEntry, length: Dim) -> list[Attribute]:
+    """The result types the body's yields give: each stacked yield's stacked along a new dim 0
+    of ``length``, the others' as they are."""
+    types = []
+    for index, yielded in enumerate(_yield_of(entry.region).values):
+        type_ = stacked_type(yielded.type, length) if index in entry.stacked else yielded.type
+        if type_ is None:
+            raise VerifyException(f"'{op_name}' body yields {describe(yielded)} of type {yielded.type} "
+                                  "as a per-step output, expected a tensor")
+        types.append(type_)
+    return types
 
 
 # --------------------------------------------------------------------------- terminator
@@ -499,15 +505,12 @@ class ScanOp(IRDLOperation):
         return self.reverse is not None
 
     def verify_(self) -> None:
-        length, slice_types = _slices(self.name, self.xs)
+        entry, length = _check_sliced_body(self)
         init_types = [v.type for v in self.init]
-        arg_types = init_types + slice_types + [v.type for v in self.additional]
-        _check_region_signature(self.name, "body", self.body, arg_types, None)
-        yielded = _yield_of(self.body).values
-        _check_values("'hop.scan' body yields (carry)", yielded[: len(init_types)], init_types,
-                      "yielded value")
-        expected = init_types + [_stacked(self.name, v, length) for v in yielded[len(init_types):]]
-        _check_values("'hop.scan' results", self.outputs, expected, "result")
+        _check_values("'hop.scan' body yields (carry)", _yield_of(self.body).values[: len(init_types)],
+                      init_types, "yielded value")
+        _check_values("'hop.scan' results", self.outputs, _yielded_result_types(self.name, entry, length),
+                      "result")
 
 
 @irdl_op_definition
@@ -534,12 +537,9 @@ class MapOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        length, slice_types = _slices(self.name, self.xs)
-        arg_types = slice_types + [v.type for v in self.additional]
-        _check_region_signature(self.name, "body", self.body, arg_types, None)
-        yielded = _yield_of(self.body).values
-        _check_values("'hop.map' results", self.outputs,
-                      [_stacked(self.name, v, length) for v in yielded], "result")
+        entry, length = _check_sliced_body(self)
+        _check_values("'hop.map' results", self.outputs, _yielded_result_types(self.name, entry, length),
+                      "result")
 
 
 # Note [subgraph symbols]
@@ -681,3 +681,7 @@ Hop = Dialect(
     ],
     [TensorType, SymIntType, SymFloatType, SymBoolType, ExprAttr, NoneAttr, RngStateType],
 )
+
+SYM_OPERATOR_OPS = tuple(op for op in Hop.operations if issubclass(op, SymBinaryOp))
+"""Every binary ``hop.sym_*`` op (of ``hop_symbols`` and ``hop_scalars``): each computes its
+Python ``OPERATOR`` (Note [one operator per sym op] in ``hopc.dialects.hop_symbols``)."""

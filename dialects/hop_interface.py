@@ -9,10 +9,13 @@ ask ``hop_interface(op)`` instead of testing the op's kind.
 
 The facts, per region (``RegionEntry``):
 
-- which operands feed its block arguments on entry: a contiguous run of
-  operand positions, block argument ``i`` getting operand ``operands[i]`` (a
-  cond's predicate comes first and feeds none); some of them as one slice
-  along dim 0 (``sliced``: a scan's or a map's ``xs``);
+- where each block argument comes from on entry (``arguments``, one
+  ``ArgumentSource`` per block argument): an operand itself (``Operand``),
+  one slice of an operand along dim 0 (``Slice``: a scan's or a map's
+  ``xs``), or no operand (``NoOperand``: a value the op supplies itself, such
+  as an index). An operand may feed no block argument (a cond's predicate) or
+  several (two slices of one input, as ``associative_scan``'s combine body
+  takes them);
 - how often it runs per run of the op (``RunCount``);
 - which yields become results: yield ``i`` becomes result ``i`` for each ``i``
   in ``results``, stacked over the runs along a new dim 0 for ``i`` in
@@ -63,7 +66,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from xdsl.dialects.builtin import DenseArrayBase, i32
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.traits import (
     EffectInstance,
     MemoryEffect,
@@ -74,6 +77,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import describe
+from hopc.ir.types import Dim, TensorType
 
 
 class RunCount(Enum):
@@ -94,29 +98,108 @@ class RunCount(Enum):
 
 
 @dataclass(frozen=True)
+class Operand:
+    """The block argument is operand ``index`` itself, whole."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Slice:
+    """The block argument is one slice along dim 0 of operand ``index`` (its leading dim
+    removed); which slice a run sees is the HOP's semantics (step ``i`` of a scan: slice ``i``)."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class NoOperand:
+    """No operand of the op feeds the block argument: the op supplies it itself (an index,
+    as flex_attention's ``q_idx``), or, for a ``hop.subgraph``'s body, each call does."""
+
+
+ArgumentSource = Operand | Slice | NoOperand
+"""Where one block argument of a HOP region comes from on entry."""
+
+
+def sliced_type(whole: Attribute) -> TensorType | None:
+    """The type of one slice of a ``whole`` value along dim 0 (``Slice``), or None where
+    ``whole`` is no tensor of rank >= 1."""
+    if not isinstance(whole, TensorType) or whole.rank == 0:
+        return None
+    return TensorType(whole.shape[1:], whole.element_type)
+
+
+def stacked_type(per_run: Attribute, runs: Dim) -> TensorType | None:
+    """The type of the values of ``per_run`` type of ``runs`` runs stacked along a new dim 0
+    (``RegionEntry.stacked``), or None where ``per_run`` is no tensor."""
+    if not isinstance(per_run, TensorType):
+        return None
+    return TensorType((runs, *per_run.shape), per_run.element_type)
+
+
+def operands_in_order(operands: range, sliced: range = range(0)) -> tuple[ArgumentSource, ...]:
+    """Block arguments fed by ``operands`` in order, one each: a slice of those in ``sliced``,
+    the others whole."""
+    return tuple(Slice(p) if p in sliced else Operand(p) for p in operands)
+
+
+@dataclass(frozen=True)
 class RegionEntry:
     """How one region of a HOP is entered and left (see the module docstring).
 
-    Invariants: ``sliced`` lies within ``operands``; ``stacked`` lies within
-    ``results``; ``carried <= len(results)``.
+    Invariants: ``stacked`` lies within ``results``; ``carried <= len(results)`` and no
+    carried yield is stacked; the first ``carried`` block arguments are whole operands (what
+    they are on the first run). On a verified op there is one source per block argument.
     """
 
     region: Region
-    operands: range
-    """Operand positions feeding block arguments 0, 1, ... in order, on entry."""
+    arguments: tuple[ArgumentSource, ...]
+    """Where block argument ``i`` comes from on entry, for each ``i``."""
     runs: RunCount
     results: range = range(0)
     """Yield positions that become the op's result at the same position."""
-    sliced: range = range(0)
-    """Operand positions whose block argument is one slice along dim 0."""
     stacked: range = range(0)
     """Yield positions stacked over the runs along a new dim 0 into their result."""
     carried: int = 0
     """The first ``carried`` yields are the first block arguments of the next run."""
 
+    def __post_init__(self) -> None:
+        assert self.carried <= len(self.results), "carried yields are results"
+        assert all(self.carried <= i and i in self.results for i in self.stacked), \
+            "stacked yields are results, none carried"
+        assert all(isinstance(source, Operand) for source in self.arguments[:self.carried]), \
+            "a carried value enters the first run as a whole operand"
+
+    def operand_of(self, argument: int) -> int | None:
+        """The operand position feeding block argument ``argument`` (whole or a slice of it);
+        None where no operand does."""
+        source = self.arguments[argument]
+        return None if isinstance(source, NoOperand) else source.index
+
+    def arguments_of(self, operand: int) -> tuple[BlockArgument, ...]:
+        """The block arguments that operand position ``operand`` feeds (whole or sliced), in order."""
+        args = self.region.block.args
+        return tuple(args[i] for i, source in enumerate(self.arguments)
+                     if not isinstance(source, NoOperand) and source.index == operand)
+
     def argument_of(self, operand: int) -> BlockArgument:
-        """The block argument that operand position ``operand`` feeds."""
-        return self.region.block.args[self.operands.index(operand)]
+        """The one block argument that operand position ``operand`` feeds."""
+        (argument,) = self.arguments_of(operand)
+        return argument
+
+    @property
+    def sliced(self) -> tuple[int, ...]:
+        """The operand positions whose slices feed block arguments, in order, each once."""
+        return tuple(dict.fromkeys(s.index for s in self.arguments if isinstance(s, Slice)))
+
+    def argument_types(self, op: Operation) -> list[Attribute | None]:
+        """The type each block argument gets from its source: the operand's, or its slice's
+        (``sliced_type``); None from no operand, or where an operand cannot be sliced."""
+        return [None if isinstance(source, NoOperand)
+                else sliced_type(op.operands[source.index].type) if isinstance(source, Slice)
+                else op.operands[source.index].type
+                for source in self.arguments]
 
 
 class HopRegionInterface(OpTrait, abc.ABC):
@@ -130,8 +213,8 @@ class HopRegionInterface(OpTrait, abc.ABC):
     @classmethod
     @abc.abstractmethod
     def invariant_operands(cls, op: Operation) -> range:
-        """Operand positions that reach every region unchanged on every run, as the last
-        block arguments of each; where new operands go (``append_invariant_operands``)."""
+        """Operand positions that reach every region unchanged on every run, whole, as the
+        last block arguments of each; where new operands go (``append_invariant_operands``)."""
 
     @classmethod
     def mutable_operands(cls, op: Operation) -> range:
@@ -238,7 +321,7 @@ class SingleBodyInterface(HopRegionInterface):
 
     @classmethod
     def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
-        return (RegionEntry(op.regions[0], range(len(op.operands)), RunCount.ONCE,
+        return (RegionEntry(op.regions[0], operands_in_order(range(len(op.operands))), RunCount.ONCE,
                             results=range(len(op.results))),)
 
     @classmethod
@@ -255,7 +338,8 @@ class CondInterface(HopRegionInterface):
 
     @classmethod
     def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
-        return tuple(RegionEntry(region, cls.invariant_operands(op), RunCount.AT_MOST_ONCE,
+        arguments = operands_in_order(cls.invariant_operands(op))
+        return tuple(RegionEntry(region, arguments, RunCount.AT_MOST_ONCE,
                                  results=range(len(op.results))) for region in op.regions)
 
     @classmethod
@@ -273,7 +357,7 @@ class WhileInterface(HopRegionInterface):
 
     @classmethod
     def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
-        everything = range(len(op.operands))
+        everything = operands_in_order(range(len(op.operands)))
         carried = len(op.results)
         return (RegionEntry(op.regions[0], everything, RunCount.AT_LEAST_ONCE),
                 RegionEntry(op.regions[1], everything, RunCount.ANY,
@@ -295,8 +379,8 @@ class ScanInterface(HopRegionInterface):
     @classmethod
     def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
         init, xs = len(op.init), len(op.xs)
-        return (RegionEntry(op.regions[0], range(len(op.operands)), RunCount.ANY,
-                            results=range(len(op.results)), sliced=range(init, init + xs),
+        arguments = operands_in_order(range(len(op.operands)), sliced=range(init, init + xs))
+        return (RegionEntry(op.regions[0], arguments, RunCount.ANY, results=range(len(op.results)),
                             stacked=range(init, len(op.results)), carried=init),)
 
     @classmethod
@@ -310,9 +394,9 @@ class MapInterface(HopRegionInterface):
 
     @classmethod
     def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
-        xs, results = len(op.xs), range(len(op.results))
-        return (RegionEntry(op.regions[0], range(len(op.operands)), RunCount.ANY,
-                            results=results, sliced=range(xs), stacked=results),)
+        arguments = operands_in_order(range(len(op.operands)), sliced=range(len(op.xs)))
+        results = range(len(op.results))
+        return (RegionEntry(op.regions[0], arguments, RunCount.ANY, results=results, stacked=results),)
 
     @classmethod
     def invariant_operands(cls, op: Operation) -> range:
@@ -321,11 +405,14 @@ class MapInterface(HopRegionInterface):
 
 class SubgraphInterface(HopRegionInterface):
     """``hop.subgraph``: its body runs once per call, on the call's operands; it has
-    none of its own (its calls answer for them: ``InvokeSubgraphInterface``)."""
+    none of its own (``NoOperand`` feeds each parameter; its calls answer for them:
+    ``InvokeSubgraphInterface``)."""
 
     @classmethod
     def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
-        return (RegionEntry(op.regions[0], range(0), RunCount.ONCE),)
+        body = op.regions[0]
+        parameters = body.blocks[0].args if body.blocks else ()
+        return (RegionEntry(body, tuple(NoOperand() for _ in parameters), RunCount.ONCE),)
 
     @classmethod
     def invariant_operands(cls, op: Operation) -> range:
@@ -346,5 +433,5 @@ class InvokeSubgraphInterface(SingleBodyInterface):
         callee = op.subgraph()
         if callee is None:
             return ()
-        return (RegionEntry(callee.body, range(len(op.operands)), RunCount.ONCE,
+        return (RegionEntry(callee.body, operands_in_order(range(len(op.operands))), RunCount.ONCE,
                             results=range(len(op.results))),)

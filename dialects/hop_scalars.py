@@ -26,7 +26,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import HopCanonicalizationPatterns, describe
-from hopc.dialects.hop_symbols import sym_binary
+from hopc.dialects.hop_symbols import SymBinaryOp
 from hopc.ir.types import SymBoolType, SymFloatType, SymIntType
 
 if TYPE_CHECKING:
@@ -45,18 +45,36 @@ def _float_power(a, b):
     return FloatPow(a, b)
 
 
-SymTrueDivOp = sym_binary("hop.sym_truediv", _true_divide, SymFloatType, module=__name__, doc="""
-    ``a / b``, Python's true division: a float. Example::
+def _power_of_floats(a, b):
+    return float(a) ** float(b)
+
+
+@irdl_op_definition
+class SymTrueDivOp(SymBinaryOp):
+    """``a / b``, Python's true division: a float. Example::
 
         hop.symbol @s0 backed [2, oo]
         %r = hop.sym_truediv %a, %b : !hop.symint<s0>, !hop.symint<2> -> !hop.symfloat<s0 / 2>
-    """)
-SymPowOp = sym_binary("hop.sym_pow", _float_power, SymFloatType, module=__name__, doc="""
-    ``float(a) ** float(b)``: ``x.size(0) ** 0.5``. Example::
+    """
+
+    name = "hop.sym_truediv"
+    OPERATOR = staticmethod(operator.truediv)
+    APPLY = staticmethod(_true_divide)
+    RESULT_KIND: ClassVar[type[SymFloatType]] = SymFloatType
+
+
+@irdl_op_definition
+class SymPowOp(SymBinaryOp):
+    """``float(a) ** float(b)``: ``x.size(0) ** 0.5``. Example::
 
         hop.symbol @s0 backed [2, oo]
         %r = hop.sym_pow %a, %b : !hop.symint<s0>, !hop.symfloat<0.5> -> !hop.symfloat<pow(s0, 0.5)>
-    """)
+    """
+
+    name = "hop.sym_pow"
+    OPERATOR = staticmethod(_power_of_floats)
+    APPLY = staticmethod(_float_power)
+    RESULT_KIND: ClassVar[type[SymFloatType]] = SymFloatType
 
 
 class _TypedByOperand:

@@ -11,8 +11,9 @@ registers these ops and re-exports them.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr, SymbolNameConstraint, UnitAttr, i64
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -243,11 +244,12 @@ def float_literal(text: object) -> float | None:
         return None
 
 
-class _SymBinaryOp(IRDLOperation):
+class SymBinaryOp(IRDLOperation):
     """``%r = hop.sym_<op> %a, %b : !hop.symint<A>, !hop.symint<B> -> !hop.symint<A op B>``.
 
     Operands may be ``!hop.symfloat`` too (not for ``//`` and ``%``), and then
-    an arithmetic result is one as well, as in Python's mixed arithmetic.
+    an arithmetic result is one as well, as in Python's mixed arithmetic. Each
+    op is a subclass naming its ``OPERATOR`` and ``APPLY``.
 
     Invariant: the result type's expression is the operation applied to the
     operands' expressions (compared in canonical form).
@@ -261,8 +263,12 @@ class _SymBinaryOp(IRDLOperation):
     RESULT_KIND: ClassVar[type[SymIntType] | type[SymBoolType] | type[SymFloatType]] = SymIntType
     INTEGER_ONLY: ClassVar[bool] = False
     """Whether the operation is undefined on floats (``//``, ``%``)."""
+    OPERATOR: ClassVar[Callable[[Any, Any], Any]]
+    """The operation on Python ints, floats and bools, as eager computes it on ``SymInt``s,
+    ``SymFloat``s and ``SymBool``s: what the interpreter and generated code run, and what
+    ``simple_arithmetic`` computes on integers (Note [one operator per sym op])."""
     APPLY: ClassVar[Callable]
-    """The operation on sympy expressions; set by ``_sym_binary`` for each op."""
+    """The operation on sympy expressions (the result type's expression)."""
 
     @classmethod
     def expected_type(cls, lhs: Attribute, rhs: Attribute) -> Attribute:
@@ -274,7 +280,7 @@ class _SymBinaryOp(IRDLOperation):
             if result_kind is SymIntType:
                 result_kind = SymFloatType
         elif result_kind is SymIntType:
-            simple = simple_arithmetic(cls.name.removeprefix("hop.sym_"), lhs.value, rhs.value)
+            simple = simple_arithmetic(cls.OPERATOR, lhs.value, rhs.value)
             if simple is not None:
                 return result_kind(simple)
         from hopc.ir import symbolic
@@ -303,19 +309,16 @@ class _SymBinaryOp(IRDLOperation):
             )
 
 
-def sym_binary(op_name: str, apply, result_kind=SymIntType, doc: str = "",
-               integer_only: bool = False, module: str = __name__):
-    """A ``_SymBinaryOp`` class named after ``op_name`` (``hop.sym_add`` -> ``SymAddOp``)."""
-    cls = type(
-        "".join(part.capitalize() for part in op_name.split(".")[1].split("_")) + "Op",
-        (_SymBinaryOp,),
-        {"name": op_name, "APPLY": staticmethod(apply), "RESULT_KIND": result_kind,
-         "INTEGER_ONLY": integer_only,
-         "__annotations__": {"APPLY": ClassVar[Callable], "RESULT_KIND": ClassVar[type],
-                             "INTEGER_ONLY": ClassVar[bool]},
-         "__doc__": doc, "__module__": module},
-    )
-    return irdl_op_definition(cls)
+# Note [one operator per sym op]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# What a binary ``hop.sym_*`` op computes on numbers is written once, as its
+# ``OPERATOR``: the reference interpreter and the planned executor call it,
+# ``simple_arithmetic`` computes it on integers, the frontend maps a traced
+# call of it to the op (``SYMBOLIC_OPERATIONS``, which adds torch's own
+# spellings: ``torch.sym_max``, ``**``), and generated host code spells it
+# with its Python infix operator where it has one (no call per op), else calls
+# it. A new op is one class (here or in ``hop_scalars``); no table elsewhere
+# lists it (``tests/test_hop_completeness.py``).
 
 
 def _floordiv(a, b):
@@ -333,21 +336,127 @@ def _sympy_function(name: str):
     return apply
 
 
-SymAddOp = sym_binary("hop.sym_add", lambda a, b: a + b, doc="``a + b`` on symbolic numbers.")
-SymSubOp = sym_binary("hop.sym_sub", lambda a, b: a - b, doc="``a - b`` on symbolic numbers.")
-SymMulOp = sym_binary("hop.sym_mul", lambda a, b: a * b, doc="``a * b`` on symbolic numbers.")
-SymFloorDivOp = sym_binary("hop.sym_floordiv", _floordiv, doc="``a // b`` on symbolic integers.",
-                           integer_only=True)
-SymModOp = sym_binary("hop.sym_mod", _sympy_function("Mod"),
-                      doc="``a % b`` (Python sign) on symbolic integers.", integer_only=True)
-SymMaxOp = sym_binary("hop.sym_max", _sympy_function("Max"), doc="``max(a, b)`` on symbolic numbers.")
-SymMinOp = sym_binary("hop.sym_min", _sympy_function("Min"), doc="``min(a, b)`` on symbolic numbers.")
-SymEqOp = sym_binary("hop.sym_eq", _sympy_function("Eq"), SymBoolType, "``a == b``.")
-SymNeOp = sym_binary("hop.sym_ne", _sympy_function("Ne"), SymBoolType, "``a != b``.")
-SymLtOp = sym_binary("hop.sym_lt", _sympy_function("Lt"), SymBoolType, "``a < b``.")
-SymLeOp = sym_binary("hop.sym_le", _sympy_function("Le"), SymBoolType, "``a <= b``.")
-SymGtOp = sym_binary("hop.sym_gt", _sympy_function("Gt"), SymBoolType, "``a > b``.")
-SymGeOp = sym_binary("hop.sym_ge", _sympy_function("Ge"), SymBoolType, "``a >= b``.")
+@irdl_op_definition
+class SymAddOp(SymBinaryOp):
+    """``a + b`` on symbolic numbers."""
+
+    name = "hop.sym_add"
+    OPERATOR = APPLY = staticmethod(operator.add)
+
+
+@irdl_op_definition
+class SymSubOp(SymBinaryOp):
+    """``a - b`` on symbolic numbers."""
+
+    name = "hop.sym_sub"
+    OPERATOR = APPLY = staticmethod(operator.sub)
+
+
+@irdl_op_definition
+class SymMulOp(SymBinaryOp):
+    """``a * b`` on symbolic numbers."""
+
+    name = "hop.sym_mul"
+    OPERATOR = APPLY = staticmethod(operator.mul)
+
+
+@irdl_op_definition
+class SymFloorDivOp(SymBinaryOp):
+    """``a // b`` on symbolic integers."""
+
+    name = "hop.sym_floordiv"
+    OPERATOR = staticmethod(operator.floordiv)
+    APPLY = staticmethod(_floordiv)
+    INTEGER_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class SymModOp(SymBinaryOp):
+    """``a % b`` (Python sign) on symbolic integers."""
+
+    name = "hop.sym_mod"
+    OPERATOR = staticmethod(operator.mod)
+    APPLY = staticmethod(_sympy_function("Mod"))
+    INTEGER_ONLY: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class SymMaxOp(SymBinaryOp):
+    """``max(a, b)`` on symbolic numbers."""
+
+    name = "hop.sym_max"
+    OPERATOR = staticmethod(max)
+    APPLY = staticmethod(_sympy_function("Max"))
+
+
+@irdl_op_definition
+class SymMinOp(SymBinaryOp):
+    """``min(a, b)`` on symbolic numbers."""
+
+    name = "hop.sym_min"
+    OPERATOR = staticmethod(min)
+    APPLY = staticmethod(_sympy_function("Min"))
+
+
+class _SymComparisonOp(SymBinaryOp):
+    """A comparison of symbolic numbers: a ``!hop.symbool``."""
+
+    RESULT_KIND: ClassVar[type[SymBoolType]] = SymBoolType
+
+
+@irdl_op_definition
+class SymEqOp(_SymComparisonOp):
+    """``a == b``."""
+
+    name = "hop.sym_eq"
+    OPERATOR = staticmethod(operator.eq)
+    APPLY = staticmethod(_sympy_function("Eq"))
+
+
+@irdl_op_definition
+class SymNeOp(_SymComparisonOp):
+    """``a != b``."""
+
+    name = "hop.sym_ne"
+    OPERATOR = staticmethod(operator.ne)
+    APPLY = staticmethod(_sympy_function("Ne"))
+
+
+@irdl_op_definition
+class SymLtOp(_SymComparisonOp):
+    """``a < b``."""
+
+    name = "hop.sym_lt"
+    OPERATOR = staticmethod(operator.lt)
+    APPLY = staticmethod(_sympy_function("Lt"))
+
+
+@irdl_op_definition
+class SymLeOp(_SymComparisonOp):
+    """``a <= b``."""
+
+    name = "hop.sym_le"
+    OPERATOR = staticmethod(operator.le)
+    APPLY = staticmethod(_sympy_function("Le"))
+
+
+@irdl_op_definition
+class SymGtOp(_SymComparisonOp):
+    """``a > b``."""
+
+    name = "hop.sym_gt"
+    OPERATOR = staticmethod(operator.gt)
+    APPLY = staticmethod(_sympy_function("Gt"))
+
+
+@irdl_op_definition
+class SymGeOp(_SymComparisonOp):
+    """``a >= b``."""
+
+    name = "hop.sym_ge"
+    OPERATOR = staticmethod(operator.ge)
+    APPLY = staticmethod(_sympy_function("Ge"))
+
 
 SYM_BINARY_OPS = (SymAddOp, SymSubOp, SymMulOp, SymFloorDivOp, SymModOp, SymMaxOp,
                   SymMinOp, SymEqOp, SymNeOp, SymLtOp, SymLeOp, SymGtOp, SymGeOp)

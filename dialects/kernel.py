@@ -44,6 +44,7 @@ device matches.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolNameConstraint, SymbolRefAttr
@@ -72,12 +73,12 @@ from xdsl.traits import (
     MemoryEffectKind,
     Pure,
     SymbolOpInterface,
-    SymbolTable,
 )
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import describe
 from hopc.ir.substitution import InconsistentBinding, bind, substitute
+from hopc.ir.symbol_table import lookup_symbol
 from hopc.ir.types import (
     DTYPE_NAME_BY_ELEMENT_TYPE,
     Dim,
@@ -111,7 +112,7 @@ def contiguous_strides(shape: Sequence[Dim]) -> tuple[Dim, ...]:
     running: Dim = 1
     for dim in reversed(shape):
         strides.append(running)
-        product = simple_arithmetic("mul", running, dim)
+        product = simple_arithmetic(operator.mul, running, dim)
         running = product if product is not None else canonical_dim(f"({running})*({dim})")
     return tuple(reversed(strides))
 
@@ -335,7 +336,7 @@ class LaunchOp(IRDLOperation):
                          properties={"callee": SymbolRefAttr(callee)})
 
     def kernel(self) -> KernelOp | None:
-        found = SymbolTable.lookup_symbol(self, self.callee)
+        found = lookup_symbol(self, self.callee)  # xDSL's lookup, by a table (Note [symbol lookup table])
         return found if isinstance(found, KernelOp) else None
 
     def verify_(self) -> None:

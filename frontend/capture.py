@@ -10,6 +10,9 @@ it to the same pre-dispatch ATen graph directly (Note [direct capture]).
 The entry function takes the user's tensor inputs (the tensor leaves of
 ``(args, kwargs)`` in pytree order), then the parameters, buffers and tensor
 constants the program reads; it returns the program's outputs, flattened.
+With ``weights=True`` the parameters and buffers carry their values, which
+``hopc-opt --freeze`` folds (Note [captured weights] in
+``hopc.frontend.module_import``).
 """
 
 from __future__ import annotations
@@ -31,27 +34,30 @@ from hopc.ir.verify import verify_module
 
 
 def capture(program: Callable, args: tuple | list, kwargs: dict | None = None, *,
-            dynamic_shapes: object = None) -> ModuleOp:
+            dynamic_shapes: object = None, weights: bool = False) -> ModuleOp:
     """The captured-level module of ``program(*args, **kwargs)``.
 
     ``program`` is an ``nn.Module`` or a function; ``dynamic_shapes`` has
-    ``torch.export``'s form (sizes not named there are static). Raises
-    ``HopcError``, located at the user's line, for what cannot be captured.
+    ``torch.export``'s form (sizes not named there are static); with
+    ``weights``, each parameter and buffer carries a copy of its current
+    value as a ``dense_resource`` (Note [captured weights] in
+    ``hopc.frontend.module_import``). Raises ``HopcError``, located at the
+    user's line, for what cannot be captured.
     """
     args, kwargs = tuple(args), kwargs or {}
     if dynamic_shapes is None:
         direct = direct_graph(program, args, kwargs)
         if direct is not None:
             with contextlib.suppress(HopcError):  # the Dynamo route reports it, located
-                return _verified_module(*direct)
+                return _verified_module(*direct, weights)
     graph_module, arguments, fake_mode = dynamo_graph(program, args, kwargs, dynamic_shapes)
     aten_graph = lower_to_aten(graph_module, [a.example for a in arguments], fake_mode)
     arguments += lift_tensor_attributes(aten_graph, None, fake_mode)
-    return _verified_module(aten_graph, arguments, fake_mode)
+    return _verified_module(aten_graph, arguments, fake_mode, weights)
 
 
 def _verified_module(aten_graph: torch.fx.GraphModule, arguments: list[EntryArgument],
-                     fake_mode: FakeTensorMode) -> ModuleOp:
-    module = import_module(aten_graph, arguments, ShapeSymbols(fake_mode.shape_env))
+                     fake_mode: FakeTensorMode, weights: bool) -> ModuleOp:
+    module = import_module(aten_graph, arguments, ShapeSymbols(fake_mode.shape_env), weights=weights)
     verify_module(module)
     return module

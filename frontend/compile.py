@@ -28,12 +28,16 @@ no Dynamo or Python exception of hopc's escapes. An exception the program
 raises itself, in the Python between graphs, reaches the caller as in eager.
 
 A hop-level module (``xdsl`` ``ModuleOp``) is accepted too: it goes through
-the same pass pipeline (on a copy), and the result takes the entry function's
+the same stages (on a copy), and the result takes the entry function's
 arguments explicitly and returns its user outputs. A module whose entry marks
 arguments ``{hop.requires_grad}`` is differentiated after the pipeline, and
 one that is differentiated already (it has a ``hop.entry backward``) is run as
 it is; autograd through the outputs of either runs its backward (Note
 [training call]).
+
+What runs after capture, for either, is the driver's (``hopc.driver``: Note
+[compile stages]); the options are a ``hopc.CompileOptions``, given as
+``options=`` or as keywords.
 """
 
 from __future__ import annotations
@@ -48,18 +52,12 @@ import torch
 import torch._dynamo.guards
 from xdsl.dialects.builtin import ModuleOp
 
-from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
-from hopc.backend.runtime.module_call import ModuleCall
-from hopc.backend.runtime.training_call import TrainingCall
-from hopc.frontend.dynamo_backend import differentiated_call, graph_call, hopc_backend
+from hopc.driver import CompileOptions, FrameReports, compile_module, compile_options
+from hopc.frontend.dynamo_backend import hopc_backend
 from hopc.frontend.eager_fallback import EagerFallbacks
 from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc, user_location
-from hopc.frontend.freezing import FreezeOptions, frozen_backend, frozen_module_call
 from hopc.frontend.module_hooks import ModuleHooks
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_functions, entry_signature
-from hopc.ir.verify import verify_module
-from hopc.passes.pipeline import run_pipeline
 
 _DYNAMO_CONFIG = {
     "capture_scalar_outputs": True,
@@ -158,13 +156,12 @@ class CompiledProgram:
     __slots__ = ("_program", "_hooks", "_compiled", "_compiled_forward")
     """Slots, so that ``CompiledModule`` tells its own state from its module's (Note [compiled module])."""
 
-    def __init__(self, program: Callable, dynamic: bool | None, fullgraph: bool, executor: str,
-                 frozen: FreezeOptions | None = None):
+    def __init__(self, program: Callable, options: CompileOptions):
         self._program = program
-        backend = functools.partial(hopc_backend, executor=executor)
-        if frozen is not None:
-            backend = functools.partial(frozen_backend, graph_call, executor=executor, options=frozen)
-        context = torch._dynamo.optimize(backend=backend, nopython=fullgraph, dynamic=dynamic)
+        reports = None if options.report_dir is None else FrameReports()
+        backend = functools.partial(hopc_backend, options=options, reports=reports)
+        context = torch._dynamo.optimize(backend=backend, nopython=options.fullgraph, dynamic=options.dynamic,
+                                         guard_export_fn=None if reports is None else reports.guards_exported)
         if hasattr(context, "callback"):  # not when Dynamo is disabled (TORCHDYNAMO_DISABLE=1)
             context.callback = _settings_while_compiling(context.callback, EagerFallbacks())
         self._hooks = hooks = ModuleHooks(program)
@@ -271,11 +268,11 @@ class CompiledModule(CompiledProgram, torch.nn.Module):
         return self._program.load_state_dict(*args, **kwargs)
 
 
-def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None,
-                    fullgraph: bool = False, executor: str = DEFAULT_EXECUTOR, freeze: bool = False,
-                    drop_parameters: bool = False) -> Callable:
-    """A callable with ``program``'s eager semantics, compiled by hopc and run by ``executor``:
-    for an ``nn.Module``, a ``CompiledModule`` sharing its state (Note [compiled module]).
+def compile_program(program: Callable | ModuleOp, options: CompileOptions | None = None,
+                    **keywords: object) -> Callable:
+    """A callable with ``program``'s eager semantics, compiled by hopc as ``options`` (a
+    ``hopc.CompileOptions``, its fields replaced by any ``keywords``) say: for an ``nn.Module``,
+    a ``CompiledModule`` sharing its state (Note [compiled module]).
 
     ``executor`` names one of ``hopc.backend.runtime.executors.EXECUTORS``: the
     default is the fastest correct one; ``"interpreter"`` checks every value
@@ -284,25 +281,14 @@ def compile_program(program: Callable | ModuleOp, *, dynamic: bool | None = None
     constants and folded (``hopc.frontend.freezing``: a changed weight
     refreezes, outputs require no grad); ``drop_parameters=True`` then
     releases the program's own copies of them (destructive: Note [dropped
-    parameters]).
+    parameters]). An unknown or inconsistent option is a ``HopcError`` at the
+    user's line, not at a call.
     """
     try:
-        executor_named(executor)  # an unknown name fails here, at the user's line, not at a call
-        if drop_parameters and not freeze:
-            raise HopcError("drop_parameters=True releases what freeze=True froze; pass freeze=True too")
-    except HopcError as unknown:
-        raise HopcError(unknown.message, user_location(traceback.extract_stack())) from None
+        chosen = compile_options(options, **keywords)
+    except HopcError as problem:
+        raise HopcError(problem.message, user_location(traceback.extract_stack())) from None
     if isinstance(program, ModuleOp):
-        return frozen_module_call(program, executor) if freeze else _compile_module(program, executor)
+        return compile_module(program, chosen)
     compiled = CompiledModule if isinstance(program, torch.nn.Module) else CompiledProgram
-    return compiled(program, dynamic, fullgraph, executor, FreezeOptions(drop_parameters) if freeze else None)
-
-
-def _compile_module(module: ModuleOp, executor: str) -> ModuleCall | TrainingCall:
-    verify_module(module)
-    if "backward" in entry_functions(module):
-        return TrainingCall(module.clone(), executor=executor)
-    functional = run_pipeline(module.clone(), verify_each=False)
-    if entry_signature(functional).requires_grad:
-        return differentiated_call(functional, executor=executor, check_grad=True)  # no guards
-    return ModuleCall(functional, executor=executor)
+    return compiled(program, chosen)

@@ -4,11 +4,13 @@ Dynamo calls ``hopc_backend(graph_module, example_inputs)`` once per graph it
 captures (per guard set: a new shape, dtype or device, a changed Python
 scalar, or, after a size changes, the same graph with that size symbolic).
 The backend lowers the graph like ``hopc.capture`` does (Note [pre-dispatch
-capture]), imports it to a captured-level module, runs hopc's pass pipeline
-(``hopc.passes.pipeline``) and returns a ``ModuleCall`` that runs the result
-and returns outputs that alias inputs as eager does (Note [aliased outputs]),
-or the generated function that call would run where the call adds nothing to
-it and grad mode is off (Note [direct entry]).
+capture]) and imports it to a captured-level module; the driver
+(``hopc.driver.compile_captured``) runs every stage after that (Note [compile
+stages]) and returns a ``ModuleCall`` that runs the result and returns
+outputs that alias inputs as eager does (Note [aliased outputs]), or the
+generated function that call would run where the call adds nothing to it and
+grad mode is off (Note [direct entry]). ``torch.compile(model, backend="hopc",
+options={...})`` passes the fields of a ``hopc.CompileOptions``.
 A graph that needs gradients (grad mode on, and an input or parameter that
 requires grad: Dynamo guards both) is differentiated too: its entry marks
 those arguments ``{hop.requires_grad}``, the ``autograd`` pass
@@ -27,32 +29,38 @@ included, in Dynamo's order.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
+import os
 import re
+import time
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping
 
 import torch
+import torch._guards
 import torch.fx
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.multiprocessing.reductions import StorageWeakRef
 from xdsl.dialects.builtin import ModuleOp
 
-from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, Generated, device_of
+from hopc.backend.runtime.executors import Generated, device_of
 from hopc.backend.runtime.module_call import ModuleCall
-from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.backend.runtime.training_call import TrainingCall
+from hopc.driver import CompileOptions, Frame, compile_captured, compile_options
+from hopc.driver_log import FrameReports, shape_guard_lines
 from hopc.frontend.aten_lowering import lower_to_aten
 from hopc.frontend.dynamo_capture import graph_fake_mode, lift_tensor_attributes
 from hopc.frontend.errors import user_location
+from hopc.frontend.freezing import FrozenCall
+from hopc.frontend.locations import is_hopc_source
 from hopc.frontend.module_import import BUFFER, PARAMETER, EntryArgument, import_module
 from hopc.frontend.no_grad_spans import detach_no_grad_spans
 from hopc.frontend.output_views import output_aliases
 from hopc.frontend.shape_symbols import ShapeSymbols
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_functions, entry_signature
-from hopc.ir.verify import verify_module
-from hopc.passes.pipeline import run_pipeline
+from hopc.ir.module import entry_signature
 
 _SOURCE_PART = re.compile(r"\['([^']*)'\]|\.(\w+)|\[(\d+)\]")
 _SOURCE_NOISE = frozenset({"self", "_modules", "_parameters", "_buffers", "size", "()"})
@@ -101,70 +109,85 @@ def _lifted_arguments(lifted: list[EntryArgument]) -> list[EntryArgument]:
 
 
 def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list, *,
-                 executor: str = DEFAULT_EXECUTOR) -> Generated | ModuleCall | TrainingCall:
+                 options: CompileOptions | Mapping[str, object] | None = None,
+                 reports: FrameReports | None = None) -> Generated | ModuleCall | TrainingCall | FrozenCall:
     """Dynamo backend: ``graph_call``'s call of Dynamo's graph, or where it is a ``ModuleCall``
     its direct entry for the device of ``example_inputs`` (Note [direct entry] in
-    ``hopc.backend.runtime.module_call``: Dynamo guards the device and grad mode)."""
-    call = graph_call(graph_module, example_inputs, executor=executor)
+    ``hopc.backend.runtime.module_call``: Dynamo guards the device and grad mode). ``options``
+    are ``hopc.compile``'s, or the dict ``torch.compile(..., options=...)`` passes; ``reports``
+    is where a frame's report waits for its guards (Note [stage log] in ``hopc.driver_log``)."""
+    chosen = compile_options(options)
+    call = graph_call(graph_module, example_inputs, chosen, reports)
     return call.direct_entry(device_of(example_inputs)) if isinstance(call, ModuleCall) else call
 
 
-def graph_call(graph_module: torch.fx.GraphModule, example_inputs: list, *,
-               executor: str = DEFAULT_EXECUTOR) -> ModuleCall | TrainingCall:
-    """Dynamo's graph -> a call of it as a module run by hopc's ``executor``.
+def graph_call(graph_module: torch.fx.GraphModule, example_inputs: list, options: CompileOptions,
+               reports: FrameReports | None = None) -> ModuleCall | TrainingCall | FrozenCall:
+    """Dynamo's graph -> a captured-level module, compiled by the driver into a call of it.
 
     The graph is retraced in the fake mode Dynamo traced it in (the fake
     values on its placeholders), not the fresh one Dynamo hands backends, so
-    that sizes keep Dynamo's symbols; ``example_inputs`` are not needed.
+    that sizes keep Dynamo's symbols; ``example_inputs`` give only the device.
     Whether the graph needs gradients is decided here, once: Dynamo guards
     grad mode and each input's ``requires_grad``, so the compiled call need
-    not check them.
+    not check them. With ``options.freeze`` it is captured for inference,
+    under ``torch.no_grad()`` (Note [freezing is inference] in ``hopc.frontend.freezing``).
 
     Raises ``HopcError`` (located at the user's line) for what hopc cannot
     import or differentiate; Dynamo reports it as a backend failure.
     """
-    fake_mode = graph_fake_mode(graph_module)
-    arguments = _graph_arguments(graph_module)
-    _check_no_tensor_subclass(arguments)
-    lifted = _lifted_arguments(lift_tensor_attributes(graph_module, None, fake_mode))
-    graph_module.recompile()
-    aten_graph = lower_to_aten(graph_module, [a.example for a in arguments + lifted], fake_mode)
-    aliases = output_aliases(aten_graph)  # before hopc's own detaches (Note [no-grad spans])
-    if any(a.requires_grad for a in arguments + lifted):
-        detach_no_grad_spans(aten_graph, [a.requires_grad for a in arguments + lifted])
-    constants = _lifted_arguments(lift_tensor_attributes(aten_graph, None, fake_mode))
-    entry_arguments = arguments + lifted + constants
-    _check_gradients_can_be_given(entry_arguments)
-    module = import_module(aten_graph, entry_arguments, ShapeSymbols(fake_mode.shape_env))
-    verify_module(module)
-    trailing = [a.value for a in lifted + constants]
-    module = run_pipeline(module, verify_each=False)
-    changed = entry_signature(module).copy_back.values()
-    _check_no_mutated_input_shares_memory(changed, entry_arguments)
-    if not any(a.requires_grad for a in entry_arguments):
-        return ModuleCall(module, trailing, aliases, executor=executor, check_grad=False)
-    _check_changed_inputs_take_no_gradient(changed, entry_arguments)
-    return differentiated_call(module, trailing, aliases, executor=executor)
+    with torch.no_grad() if options.freeze else contextlib.nullcontext():
+        start = time.perf_counter()
+        fake_mode = graph_fake_mode(graph_module)
+        arguments = _graph_arguments(graph_module)
+        _check_no_tensor_subclass(arguments)
+        lifted = _lifted_arguments(lift_tensor_attributes(graph_module, None, fake_mode))
+        graph_module.recompile()
+        aten_graph = lower_to_aten(graph_module, [a.example for a in arguments + lifted], fake_mode)
+        aliases = output_aliases(aten_graph)  # before hopc's own detaches (Note [no-grad spans])
+        if any(a.requires_grad for a in arguments + lifted):
+            detach_no_grad_spans(aten_graph, [a.requires_grad for a in arguments + lifted])
+        constants = _lifted_arguments(lift_tensor_attributes(aten_graph, None, fake_mode))
+        entry_arguments = arguments + lifted + constants
+        _check_gradients_can_be_given(entry_arguments)
+        module = import_module(aten_graph, entry_arguments, ShapeSymbols(fake_mode.shape_env))
+        frame = Frame(_frame_title(), device_of(example_inputs), tuple(a.value for a in lifted + constants),
+                      aliases, check_grad=False, check_functional=functools.partial(_check_functional, entry_arguments),
+                      freezes_at_call=True, capture_seconds=time.perf_counter() - start,
+                      guards=shape_guard_lines(fake_mode.shape_env) if reports is None else reports)
+        return compile_captured(module, options, frame)
 
 
-def differentiated_call(module: ModuleOp, trailing: Sequence[torch.Tensor] = (),
-                        aliases: OutputAliases | None = None, *, executor: str,
-                        check_grad: bool = False) -> TrainingCall | ModuleCall:
-    """The call of ``module`` (functional, symbol-closed, arguments marked ``{hop.requires_grad}``)
-    differentiated by the ``autograd`` pass; a plain call where no output depends on a marked
-    argument (an ``argmax``), which the pass leaves without a backward. ``check_grad`` is for
-    a call no guard settles (``ModuleCall``'s)."""
-    module = differentiated(module)
-    if "backward" not in entry_functions(module):
-        return ModuleCall(module, trailing, aliases, executor=executor, check_grad=check_grad)
-    return TrainingCall(module, trailing, aliases, executor=executor, check_grad=check_grad)
+_DYNAMO_SOURCES = os.path.dirname(torch._dynamo.__file__) + os.sep
 
 
-def differentiated(module: ModuleOp) -> ModuleOp:
-    """The forward and backward of a functional, symbol-closed ``module`` (the ``autograd`` pass)."""
-    from hopc.passes.autograd import differentiate
+def _frame_title() -> str:
+    """The frame Dynamo compiles now, ``forward of model.py:12 (graph 0/0)``.
 
-    return differentiate(module)
+    Dynamo lists the frame's code first among the codes it traced, then each
+    function it inlined once done with it; where the frame is a wrapper of
+    Dynamo's or hopc's (a module's compiled ``forward``), the function the
+    wrapper calls is the last one done.
+    """
+    context = torch._guards.TracingContext.try_get()
+    codes = context.traced_code if context is not None else []
+    own = [code for code in codes if not _is_wrapper(code.co_filename)]
+    code = codes[0] if codes and not _is_wrapper(codes[0].co_filename) else own[-1] if own else None
+    where = "a graph" if code is None else \
+        f"{code.co_name} of {os.path.basename(code.co_filename)}:{code.co_firstlineno}"
+    return f"{where} (graph {torch._guards.CompileContext.current_compile_id()})"
+
+
+def _is_wrapper(filename: str) -> bool:
+    return filename.startswith(_DYNAMO_SOURCES) or is_hopc_source(filename)
+
+
+def _check_functional(arguments: list[EntryArgument], functional: ModuleOp) -> None:
+    """What the functional module of a graph on ``arguments`` says hopc cannot run as eager does."""
+    changed = entry_signature(functional).copy_back.values()
+    _check_no_mutated_input_shares_memory(changed, arguments)
+    if any(a.requires_grad for a in arguments):
+        _check_changed_inputs_take_no_gradient(changed, arguments)
 
 
 def _check_no_tensor_subclass(arguments: list[EntryArgument]) -> None:

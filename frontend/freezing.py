@@ -3,11 +3,13 @@
 Each graph Dynamo captures is compiled as ``hopc_backend`` compiles it, but
 for inference (under ``torch.no_grad()``: no backward), and is run by a
 ``FrozenCall``: on its first call it freezes a copy of the functional module
-with the values the call passes (``hopc.passes.freeze``: the parameters and
-buffers the program never changes become constants, and what reads only
-them folds, inside every HOP region too), then runs the frozen module on
-the arguments left. A hop-level module with ``freeze=True`` is frozen with the
-values its globals carry (``frozen_module_call``).
+with the values the call passes (the driver's ``frozen`` stage,
+``hopc.passes.freeze``: the parameters and buffers the program never changes
+become constants, and what reads only them folds, inside every HOP region
+too), runs the driver's stages after it (Note [compile stages] in
+``hopc.driver``), then runs the frozen module on the arguments left. A
+hop-level module with ``freeze=True`` is frozen with the values its globals
+carry, at compile time (``hopc.driver.compile_captured``).
 
 Note [freeze guard]
 ~~~~~~~~~~~~~~~~~~~
@@ -44,39 +46,22 @@ programs are compiled with ``dynamic=True``. Assigning new weights
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.runtime.module_call import ModuleCall
+from hopc.backend.runtime.training_call import TrainingCall
+from hopc.driver import CompileOptions, Frame, compile_frozen
+from hopc.driver_log import StageLog
 from hopc.frontend.errors import user_location
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.resources import BlobOwner
-from hopc.ir.verify import verify_module
-from hopc.passes.freeze import DEFAULT_MAX_CONSTANT_BYTES, freeze
-from hopc.passes.pipeline import run_pipeline
-
-
-@dataclass(frozen=True)
-class FreezeOptions:
-    """How ``hopc.compile(..., freeze=True)`` freezes."""
-
-    drop_parameters: bool = False
-    """Release the parameters and buffers once frozen (Note [dropped parameters])."""
-    max_constant_bytes: int = DEFAULT_MAX_CONSTANT_BYTES
-    """The largest folded constant (``hopc.passes.freeze``)."""
-
-
-def frozen_backend(backend: Callable, graph_module: torch.fx.GraphModule, example_inputs: list, *,
-                   executor: str, options: FreezeOptions) -> FrozenCall:
-    """Dynamo backend: ``backend`` (``graph_call``) compiling for inference, run frozen."""
-    with torch.no_grad():
-        call = backend(graph_module, example_inputs, executor=executor)
-    return FrozenCall(call, executor, options)
+from hopc.ir.module import entry_signature
 
 
 @dataclass(frozen=True)
@@ -91,7 +76,7 @@ class Freezing:
 
     frozen: tuple[tuple[int, torch.Tensor, int, int], ...]
     kept: tuple[int, ...]
-    run: ModuleCall
+    run: ModuleCall | TrainingCall
 
     def unchanged(self, entry: Sequence[object]) -> bool:
         """Whether every tensor ``entry`` passes at a frozen position is the one frozen, unchanged."""
@@ -103,7 +88,9 @@ class Freezing:
 
 
 class FrozenCall:
-    """Runs ``call``'s module frozen on the values of each call's globals (module docstring).
+    """Runs the functional ``module`` of ``frame`` frozen on the values of each call's globals
+    (module docstring); ``log`` prints and reports the stages each freeze runs (Note [stage log]
+    in ``hopc.driver_log``).
 
     ``freezing`` is the current freeze, read once per call and replaced whole,
     so a call in another thread runs the freeze it read, never half of two
@@ -111,13 +98,15 @@ class FrozenCall:
     refreeze drops the previous one, and its constants with it.
     """
 
-    def __init__(self, call: ModuleCall, executor: str, options: FreezeOptions):
-        self.module = call.module
-        self.trailing = call.trailing
-        self.aliases = call.aliases
-        self.executor = executor
+    def __init__(self, module: ModuleOp, options: CompileOptions, frame: Frame, log: StageLog):
+        self.module = module
+        self.trailing = list(frame.trailing)
+        self.aliases = frame.aliases
         self.options = options
-        self.signature = call.signature
+        self.frame = dataclasses.replace(frame, trailing=(), aliases=None, check_grad=False)
+        """The frozen module's own call: it takes what this call passes it, checked here."""
+        self.log = log
+        self.signature = entry_signature(module)
         self.freezing: Freezing | None = None
         self._refreezing = threading.Lock()
 
@@ -148,30 +137,13 @@ class FrozenCall:
         # storage's size; a tensor to release afterwards is converted from a copy.
         values = {name: entry[i].detach().clone() if self.options.drop_parameters else entry[i].detach()
                   for i, name in globals_.items()}
-        owner = BlobOwner()
-        report = freeze(module, values, max_constant_bytes=self.options.max_constant_bytes, blob_owner=owner)
+        run, report = compile_frozen(module, values, self.options, self.frame, self.log)
         frozen_names = set(report.frozen)
         positions = [i for i, name in globals_.items() if name in frozen_names]
         if self.options.drop_parameters:
             _release([entry[i] for i in positions], [entry[i] for i in range(len(entry)) if i not in positions])
-        run = ModuleCall(module, executor=self.executor, check_grad=False)
-        owner.release_with(run)
         return Freezing(tuple((i, entry[i], entry[i]._version, entry[i].data_ptr()) for i in positions),
                         tuple(i for i in range(len(entry)) if i not in positions), run)
-
-
-def frozen_module_call(module: ModuleOp, executor: str) -> ModuleCall:
-    """A hop-level ``module`` through the pipeline and ``--freeze`` with its globals' values; the
-    call takes the frozen entry's arguments (the user inputs, then the globals left) and owns
-    the blobs of the constants freezing makes (Note [owned blobs] in ``hopc.ir.resources``)."""
-    verify_module(module)
-    functional = run_pipeline(module.clone(), verify_each=False)
-    owner = BlobOwner()
-    freeze(functional, blob_owner=owner)
-    verify_module(functional)
-    call = ModuleCall(functional, executor=executor)
-    owner.release_with(call)
-    return call
 
 
 def _check_inference(user_inputs: Sequence[int], entry: Sequence[object]) -> None:

@@ -29,8 +29,8 @@ from xdsl.dialects.builtin import SymbolRefAttr
 from xdsl.ir import Attribute, Block, Region
 
 from hopc.dialects import hop
+from hopc.dialects.hop_interface import sliced_type
 from hopc.frontend.errors import unsupported
-from hopc.ir.types import TensorType
 
 
 class RegionImports:
@@ -145,8 +145,6 @@ class RegionImports:
 
 def _slices(xs: Sequence) -> list[Attribute]:
     """The types the body of a scan or map sees: one slice along dim 0 of each operand."""
-    types = []
-    for x in xs:
-        assert isinstance(x.type, TensorType)
-        types.append(TensorType(x.type.shape[1:], x.type.element_type))
+    types = [sliced_type(x.type) for x in xs]
+    assert None not in types
     return types

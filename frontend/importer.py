@@ -53,17 +53,15 @@ from hopc.ir.types import SymFloatType, SymIntType
 _aten = torch.ops.aten
 
 SYMBOLIC_OPERATIONS: dict[object, type[Operation]] = {
-    operator.add: hop.SymAddOp, operator.sub: hop.SymSubOp, operator.mul: hop.SymMulOp,
-    operator.floordiv: hop.SymFloorDivOp, operator.mod: hop.SymModOp,
-    torch.sym_max: hop.SymMaxOp, torch.sym_min: hop.SymMinOp,
-    operator.eq: hop.SymEqOp, operator.ne: hop.SymNeOp, operator.lt: hop.SymLtOp,
-    operator.le: hop.SymLeOp, operator.gt: hop.SymGtOp, operator.ge: hop.SymGeOp,
-    operator.truediv: hop.SymTrueDivOp, operator.pow: hop.SymPowOp,
+    **{op.OPERATOR: op for op in hop.SYM_OPERATOR_OPS},
+    torch.sym_max: hop.SymMaxOp, torch.sym_min: hop.SymMinOp, operator.pow: hop.SymPowOp,
     torch.sym_float: hop.SymFloatOp, torch._sym_sqrt: hop.SymSqrtOp, torch.sym_ite: hop.SymIteOp,
     operator.neg: hop.SymNegOp, operator.abs: hop.SymAbsOp, torch.sym_not: hop.SymNotOp,
     operator.not_: hop.SymNotOp,
 }
-"""Python's operators on ``SymInt``s and ``SymFloat``s, as the trace records them, and their ops."""
+"""Python's operators on ``SymInt``s and ``SymFloat``s, as the trace records them, and their ops:
+each binary op's ``OPERATOR``, then torch's spellings where the trace records another
+(Note [one operator per sym op] in ``hopc.dialects.hop_symbols``)."""
 
 _RANGE_ONLY = frozenset({_aten.sym_constrain_range.default,
                          _aten.sym_constrain_range_for_size.default})

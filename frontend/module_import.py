@@ -6,7 +6,27 @@ entry function ``@forward`` whose arguments are the graph's placeholders, each
 marked with its role (Note [entry signature] in ``hopc.dialects.hop_module``),
 and with ``{hop.requires_grad}`` where the module is to be differentiated for
 it. The results are the graph's outputs, flattened; mutation stays in place in
-the body, so no result is a copy-back at this level.
+the body, so no result is a copy-back at this level. With ``weights``, each
+parameter and buffer carries its value (Note [captured weights]).
+
+Note [captured weights]
+~~~~~~~~~~~~~~~~~~~~~~~
+``hopc.capture(..., weights=True)`` records the value of each parameter and
+buffer on its global, as torch-mlir's importer records a frozen module's::
+
+    hop.parameter @lin.weight = dense_resource<lin.weight> : tensor<3x4xf32> : !hop.tensor<[3, 4], f32>
+
+with the bytes in the file's resource section (``hopc.to_text`` appends it,
+``hopc.parse`` reads it back: ``hopc.ir.resources``). A weight is a resource
+whatever its size, unlike a folded constant (Note [constant values] in
+``hopc.ir.constants``): the text then keeps every weight in one place, out of
+the IR a reader or a FileCheck line looks at. The entry still takes each
+weight as an argument: the value is the one the global starts with, which
+``--freeze`` folds into the program where the program never changes it (Note
+[what freezes] in ``hopc.passes.freeze.globals``); without ``--freeze`` the
+module runs on whatever weights its caller passes. The value is a copy taken
+at capture time, and its blob is interned for good, as a parsed file's is
+(Note [owned blobs] in ``hopc.ir.resources``).
 """
 
 from __future__ import annotations
@@ -35,6 +55,7 @@ from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp
 from hopc.dialects.hop_module import REQUIRES_GRAD
 from hopc.frontend.importer import GraphImporter, ModuleImports
 from hopc.frontend.shape_symbols import ShapeSymbols
+from hopc.ir.constants import tensor_value
 from hopc.ir.module import STRIDES
 from hopc.ir.types import TensorType, dim_attribute
 
@@ -66,11 +87,14 @@ def constant_attribute(tensor: torch.Tensor, tensor_type: TensorType) -> DenseIn
     return DenseIntOrFPElementsAttr.from_list(shaped, values)
 
 
-def _global_op(argument: EntryArgument, tensor_type: Attribute) -> Operation:
-    if argument.role == PARAMETER:
-        return ParameterOp(argument.name, tensor_type)
-    if argument.role == BUFFER:
-        return BufferOp(argument.name, tensor_type)
+def _global_op(argument: EntryArgument, tensor_type: Attribute, weights: bool) -> Operation:
+    """The global ``argument`` names; a parameter or buffer with its value where ``weights``
+    (Note [captured weights])."""
+    if argument.role in (PARAMETER, BUFFER):
+        global_class = ParameterOp if argument.role == PARAMETER else BufferOp
+        if not weights or argument.value is None:
+            return global_class(argument.name, tensor_type)
+        return global_class(argument.name, tensor_type, tensor_value(argument.name, argument.value, resource=True))
     assert argument.value is not None
     return ConstantOp(argument.name, constant_attribute(argument.value, tensor_type), tensor_type)
 
@@ -110,8 +134,9 @@ def _expr(value: int | torch.SymInt) -> sympy.Expr:
 
 
 def import_module(graph: torch.fx.GraphModule, arguments: Sequence[EntryArgument],
-                  symbols: ShapeSymbols) -> ModuleOp:
-    """The captured module of ``graph``, whose placeholders are ``arguments`` in order."""
+                  symbols: ShapeSymbols, *, weights: bool = False) -> ModuleOp:
+    """The captured module of ``graph``, whose placeholders are ``arguments`` in order; with
+    ``weights``, its parameters and buffers carry their values (Note [captured weights])."""
     imports = ModuleImports(symbols)
     argument_types = [symbols.type_of(argument.example) for argument in arguments]
     block = Block(arg_types=argument_types)
@@ -122,6 +147,6 @@ def import_module(graph: torch.fx.GraphModule, arguments: Sequence[EntryArgument
     roles = [DictionaryAttr(_argument_attributes(argument, symbols)) for argument in arguments]
     function = FuncOp("forward", FunctionType.from_lists(argument_types, [v.type for v in outputs]),
                       Region(block), arg_attrs=ArrayAttr(roles))
-    globals_ = [_global_op(argument, type_)
+    globals_ = [_global_op(argument, type_, weights)
                 for argument, type_ in zip(arguments, argument_types) if argument.role]
     return ModuleOp([*symbols.declarations(), *globals_, *imports.subgraphs, function])

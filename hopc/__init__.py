@@ -3,10 +3,14 @@
 The public API; each entry point imports its machinery on first use, so that
 ``import hopc`` imports neither torch nor the dialects.
 
-- ``capture(program, args, kwargs=None, *, dynamic_shapes=None)`` -> the
-  captured-level module of a PyTorch program (``hopc.frontend.capture``);
-- ``compile(program, **options)`` -> a callable with the program's eager
-  semantics (``hopc.frontend.compile``);
+- ``capture(program, args, kwargs=None, *, dynamic_shapes=None, weights=False)``
+  -> the captured-level module of a PyTorch program (``hopc.frontend.capture``);
+  with ``weights`` its parameters and buffers carry their values, which
+  ``hopc-opt --freeze`` folds;
+- ``compile(program, options=None, **keywords)`` -> a callable with the
+  program's eager semantics (``hopc.frontend.compile``), compiled as a
+  ``CompileOptions`` says (``hopc.driver``), given whole as ``options`` or
+  field by field as keywords (``executor="aten"``, ``freeze=True``, ...);
 - ``parse(text)`` -> the module that hop-level IR text denotes
   (``hopc.ir.parse.parse_module``);
 - ``to_text(module, *, debuginfo=False, generic=False)`` -> the module's
@@ -18,17 +22,19 @@ The public API; each entry point imports its machinery on first use, so that
   ``hopc.ir.resources`` keeps).
 
 ``CompiledModule`` (what ``compile`` returns for an ``nn.Module``: a module
-sharing the original's state) and ``EagerFallbackWarning`` (Dynamo gave up on a
-frame, which runs eagerly) are imported on first use too.
+sharing the original's state), ``CompileOptions`` (``compile``'s options) and
+``EagerFallbackWarning`` (Dynamo gave up on a frame, which runs eagerly) are
+imported on first use too.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CompiledModule", "EagerFallbackWarning", "capture", "compile", "parse", "to_text"]
+__all__ = ["CompileOptions", "CompiledModule", "EagerFallbackWarning", "capture", "compile", "parse", "to_text"]
 
-_LAZY = {"CompiledModule": "hopc.frontend.compile", "EagerFallbackWarning": "hopc.frontend.eager_fallback"}
+_LAZY = {"CompiledModule": "hopc.frontend.compile", "CompileOptions": "hopc.driver",
+         "EagerFallbackWarning": "hopc.frontend.eager_fallback"}
 """The public classes, by the module that defines them (imported on first use)."""
 
 
@@ -40,16 +46,17 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(_LAZY[name]), name)
 
 
-def capture(program: Any, args: Any, kwargs: Any = None, *, dynamic_shapes: Any = None) -> Any:
+def capture(program: Any, args: Any, kwargs: Any = None, *, dynamic_shapes: Any = None,
+            weights: bool = False) -> Any:
     from hopc.frontend.capture import capture as capture_program
 
-    return capture_program(program, args, kwargs, dynamic_shapes=dynamic_shapes)
+    return capture_program(program, args, kwargs, dynamic_shapes=dynamic_shapes, weights=weights)
 
 
-def compile(program: Any, **options: Any) -> Any:
+def compile(program: Any, options: Any = None, **keywords: Any) -> Any:
     from hopc.frontend.compile import compile_program
 
-    return compile_program(program, **options)
+    return compile_program(program, options, **keywords)
 
 
 def parse(text: str, **options: Any) -> Any:

@@ -19,7 +19,8 @@ one byte each: xDSL's inline ``i1`` stores true as ``0xff``, MLIR's blobs as
 ``0x01``; reading takes any nonzero byte as true. A resource handle is the
 constant's name made an identifier (``handle_for``: ``0.weight`` ->
 ``_0.weight``), with a numeric suffix where the process's blob store holds
-other bytes under it (Note [one blob store]).
+other bytes under it (Note [one blob store]). Captured weights are resources
+whatever their size (Note [captured weights] in ``hopc.frontend.module_import``).
 """
 
 from __future__ import annotations
@@ -52,13 +53,14 @@ def _raw_bytes(tensor: torch.Tensor) -> bytes:
     return flat.view(torch.uint8).numpy().tobytes()
 
 
-def tensor_value(name: str, tensor: torch.Tensor, owner: BlobOwner | None = None) -> TensorValue:
+def tensor_value(name: str, tensor: torch.Tensor, owner: BlobOwner | None = None, *,
+                 resource: bool = False) -> TensorValue:
     """The value attribute holding ``tensor``'s elements: inline up to ``INLINE_ELEMENT_LIMIT``
-    elements, else a ``dense_resource`` whose handle is made from ``name``, its blob held by
-    ``owner`` or for good (Note [constant values], Note [owned blobs] in ``hopc.ir.resources``).
-    ValueError for a dtype hopc's types do not hold."""
+    elements (unless ``resource``), else a ``dense_resource`` whose handle is made from
+    ``name``, its blob held by ``owner`` or for good (Note [constant values], Note [owned
+    blobs] in ``hopc.ir.resources``). ValueError for a dtype hopc's types do not hold."""
     shaped = BuiltinTensorType(element_type_of(tensor.dtype), list(tensor.shape))
-    if tensor.numel() <= INLINE_ELEMENT_LIMIT:
+    if not resource and tensor.numel() <= INLINE_ELEMENT_LIMIT:
         if tensor.dtype == torch.bool:  # xDSL's inline form of true is 0xff
             tensor = tensor.to(torch.int8).neg()
         return DenseIntOrFPElementsAttr(shaped, BytesAttr(_raw_bytes(tensor)))

@@ -16,7 +16,9 @@ properties ``p0, p1, ...`` in order of first appearance and keeps each
 one's declared range, so ``[s0, 4] + [s0, 4]`` and ``[s7, 4] + [s7, 4]`` share
 an entry while ``[s0, 4] + [s1, 4]`` does not. Hints are not part of it
 (Note [trace hints]); the device is, through the properties, since operands
-are always CPU fakes (Note [trace device]). Failed traces are not cached.
+are always CPU fakes (Note [trace device]). Failed traces are not cached,
+nor is one that guards, which is traced again in the Dynamo frame being
+compiled where there is one (Note [frame guards] in ``hopc.ir.op_tracer``).
 """
 
 from __future__ import annotations
@@ -32,9 +34,13 @@ from hopc.ir.aten_call import call_arguments, overload_of
 from hopc.ir.diagnostics import HopcError, Location
 from hopc.ir.op_tracer import (
     DEFAULT_LIMITS,
+    Frame,
+    GuardError,
     TraceLimits,
     check_device,
+    check_no_symbol_fixed,
     check_result_count,
+    dynamo_frame,
     traced_scope,
     types_of,
 )
@@ -115,21 +121,31 @@ class OpTracer:
                tuple(tuple(substitute(t, renaming) for t in g) for g in operand_types),
                tuple(sorted(nones.items())), ranges, flags)
         cached = self._cache.get(key)
-        if cached is None:
-            traced = self._trace(schema, operand_types, properties, facts, nones, flags, location)
-            cached = self._cache[key] = [substitute(t, renaming) for t in traced]
-            self.misses += 1
-        else:
+        if cached is not None:
             self.hits += 1
-        return self._instantiate(what, cached, renaming, fresh_symbol, location)
+            return self._instantiate(what, cached, renaming, fresh_symbol, location)
+        try:
+            traced, frame = self._trace(schema, operand_types, properties, facts, nones, flags, location), None
+        except GuardError:
+            frame = dynamo_frame({name: name for name in renaming}, facts)
+            if frame is None:
+                raise
+            traced = self._trace(schema, operand_types, properties, facts, nones, flags, location, frame)
+            check_no_symbol_fixed(what, frame, {}, location)
+        types = [substitute(t, renaming) for t in traced]
+        if frame is None:  # a frame's trace holds only under the frame's guards
+            self._cache[key] = types
+        self.misses += 1
+        return self._instantiate(what, types, renaming, fresh_symbol, location)
 
     def _trace(self, schema: Schema, operand_types: Sequence[Sequence[TensorType]],
                properties: Mapping[str, Attribute], facts: Mapping[str, SymbolFacts],
                nones: dict[str, tuple[int, ...]], flags: tuple[bool, ...],
-               location: Location | None) -> list[Attribute]:
-        """The result types in the caller's names, ``__fresh<i>`` for the symbols the trace creates."""
+               location: Location | None, frame: Frame | None = None) -> list[Attribute]:
+        """The result types in the caller's names, ``__fresh<i>`` for the symbols the trace creates;
+        traced in ``frame``'s ``ShapeEnv`` where given (Note [frame guards])."""
         fresh = count()
-        shapes = FakeShapes(facts, lambda: f"{_FRESH_PREFIX}{next(fresh)}")
+        shapes = FakeShapes(facts, lambda: f"{_FRESH_PREFIX}{next(fresh)}", frame=frame)
         with traced_scope(shapes, schema.op_name, location, self.limits):
             args, kwargs = call_arguments(schema, shapes, operand_types, properties, nones, flags)
             output = overload_of(schema)(*args, **kwargs)

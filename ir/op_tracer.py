@@ -51,7 +51,15 @@ forward (``s0//2 == 1`` behind a ``squeeze``), and a guard it installs
 index in bounds) becomes one of the frame's guards, checked before every call
 of the compiled code, which recompiles where it fails. Such a trace depends
 on the frame and is never shared with another (``hopc.passes.autograd.derivatives``
-does not cache it). Outside Dynamo (``hopc-opt``, a hop-level
+does not cache it). Both forms take that path where a trace of their own
+``ShapeEnv`` fails, and the op's symbols are the frame's backed symbols with
+the hints the module records (``dynamo_frame``): a derivative, and the result
+types a builder infers for an op a pass makes (functionalize's ``add`` for an
+``add_`` whose operand has ``self``'s sizes only under a fact Dynamo guarded,
+``[2, s1*(s0//2)]`` and ``[2, s0*s1//2]``). A guard that fixes one of those
+symbols (to a number or to another symbol) would make the trace's sizes
+disagree with the module's, which keeps the symbol: that is refused
+(``check_no_symbol_fixed``). Outside Dynamo (``hopc-opt``, a hop-level
 module given to ``hopc.compile``) there is no frame to guard, and a guard
 stays an error.
 
@@ -86,7 +94,7 @@ from xdsl.ir import Attribute
 
 from hopc.ir.diagnostics import HopcError, Location
 from hopc.ir.torch_symbolic import FakeShapes, SymbolFacts
-from hopc.ir.types import SymIntType, TensorType
+from hopc.ir.types import SymIntType, TensorType, is_float_symbol_name
 
 
 @dataclass(frozen=True)
@@ -132,6 +140,10 @@ def _timer(seconds: float) -> Iterator[None]:
         if previous_delay > 0:
             remaining = max(previous_delay - (time.monotonic() - started), 1e-3)
             signal.setitimer(signal.ITIMER_REAL, remaining, previous_interval)
+
+
+class GuardError(HopcError):
+    """A trace outside a Dynamo frame would install a guard on shape symbols (Note [trace guards])."""
 
 
 class _GuardInstalled(Exception):
@@ -208,7 +220,7 @@ def traced_scope(shapes: FakeShapes, what: str, location: Location | None,
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
         guard = _installed_guard(error)
         if guard is not None:
-            raise HopcError(f"{what}: tracing it would install a guard on shape symbols "
+            raise GuardError(f"{what}: tracing it would install a guard on shape symbols "
                             f"({shapes.our_text(str(guard.expr))}); Note [trace guards]",
                             location) from None
         raise HopcError(f"{what}: PyTorch rejects these arguments: {shapes.our_text(first_line)}",
@@ -216,7 +228,7 @@ def traced_scope(shapes: FakeShapes, what: str, location: Location | None,
     new_guards = shape_env.guards[guards_before:]
     if new_guards and not shapes.in_frame:
         guards = shapes.our_text(", ".join(str(g.expr) for g in new_guards))
-        raise HopcError(f"{what}: tracing it installs a guard on shape symbols ({guards}); "
+        raise GuardError(f"{what}: tracing it installs a guard on shape symbols ({guards}); "
                         "Note [trace guards]", location)
     if time.monotonic() - started > limits.seconds:
         raise _time_error(what, limits, location)
@@ -280,6 +292,49 @@ def types_of(shapes: FakeShapes, output: object, what: str,
     return types
 
 
+Frame = tuple[symbolic_shapes.ShapeEnv, dict[str, torch.SymInt]]
+"""A Dynamo frame's ``ShapeEnv`` and its SymInt for each of a trace's symbols (Note [frame guards])."""
+
+
+def dynamo_frame(symbols: Mapping[str, str], facts: Mapping[str, SymbolFacts]) -> Frame | None:
+    """The Dynamo frame being compiled, where each of ``symbols`` (our name -> the trace's
+    name) is one of its backed symbols with the hint ``facts`` (by the trace's name) records;
+    else None (Note [frame guards]).
+
+    A frame is a ``TracingContext`` with a fake mode whose ``ShapeEnv`` is not yet frozen
+    (frozen: its guards are built, and a new one would be dropped).
+    """
+    context = torch._guards.TracingContext.try_get()
+    fake_mode = context.fake_mode if context is not None else None
+    shape_env = fake_mode.shape_env if fake_mode is not None else None
+    if shape_env is None or shape_env.frozen:
+        return None
+    backed = {torch_symbol.name: torch_symbol for torch_symbol in shape_env.backed_var_to_val}
+    symints = {}
+    for ours, name in symbols.items():
+        torch_symbol = backed.get(ours)
+        hint = facts[name].hint if name in facts else None
+        if torch_symbol is None or is_float_symbol_name(ours) or hint is None \
+                or int(shape_env.backed_var_to_val[torch_symbol]) != hint:
+            return None
+        symints[name] = shape_env.create_symintnode(torch_symbol, hint=hint)
+    return shape_env, symints
+
+
+def check_no_symbol_fixed(what: str, frame: Frame, ours: Mapping[str, str],
+                          location: Location | None) -> None:
+    """Refuses a frame's trace whose guards fixed one of its symbols (to a number or another
+    symbol): its sizes would then disagree with the module's, which keeps the symbol.
+    ``ours`` maps the trace's names to the module's."""
+    shape_env, symints = frame
+    for name, symint in symints.items():
+        fixed = shape_env.simplify(symint.node.expr)
+        if fixed != symint.node.expr:
+            raise HopcError(f"{what}: its trace guards that {ours.get(name, name)} is {fixed} "
+                            "(Dynamo would check it), which hopc does not yet carry into the module",
+                            location)
+
+
 @dataclass
 class TracedFunction:
     """``fn`` traced to ATen ops: the graph, and the types of its outputs in our symbols."""
@@ -297,8 +352,7 @@ def trace(fn: Callable[..., object], operand_types: Sequence[TensorType], *, wha
           fresh_symbol: Callable[[], str] | None = None,
           limits: TraceLimits = DEFAULT_LIMITS, location: Location | None = None,
           pass_shapes: bool = False,
-          frame: tuple[symbolic_shapes.ShapeEnv, Mapping[str, torch.SymInt]] | None = None
-          ) -> TracedFunction:
+          frame: Frame | None = None) -> TracedFunction:
     """Traces ``fn(*tensors)`` with ``make_fx``, one fake tensor per operand type.
 
     ``requires_grad`` has one flag per operand (default: none requires grad);

@@ -110,12 +110,6 @@ _AFFINE = re.compile(
     r"(?:(?P<coefficient>[2-9]|[1-9][0-9]+)\*)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
     r"(?: (?P<sign>[+-]) (?P<constant>[1-9][0-9]*))?\Z"
 )
-_INTEGER_OPERATIONS = {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul,
-    "floordiv": operator.floordiv, "mod": operator.mod, "max": max, "min": min,
-    "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
-    "gt": operator.gt, "ge": operator.ge,
-}
 
 
 class ExpressionError(ValueError):
@@ -166,29 +160,31 @@ def _affine_text(coefficient: int, name: str, constant: int) -> Dim | None:
     return f"{term} {'+' if constant > 0 else '-'} {abs(constant)}"
 
 
-def simple_arithmetic(operation: str, lhs: Dim, rhs: Dim) -> Dim | None:
-    """``lhs <operation> rhs`` in canonical form, computed without sympy, or None.
+def simple_arithmetic(operation: Callable[[int, int], int | bool], lhs: Dim, rhs: Dim) -> Dim | None:
+    """``operation(lhs, rhs)`` in canonical form, computed without sympy, or None.
 
-    ``operation`` is a ``hop.sym_<operation>`` name. Answers integers on
-    integers (comparisons give ``True``/``False``) and ``+``, ``-``, ``*`` on
-    one-symbol affine forms; None wherever the answer needs sympy (Note [lazy
-    sympy]), including division by zero, whose error sympy reports.
+    ``operation`` is the Python operator of a ``hop.sym_*`` op on integers
+    (its ``OPERATOR``: ``operator.add``, ``max``, ``operator.lt``, ...).
+    Answers integers on integers (comparisons give ``True``/``False``) and
+    ``+``, ``-``, ``*`` on one-symbol affine forms; None wherever the answer
+    needs sympy (Note [lazy sympy]), including division by zero, whose error
+    sympy reports.
     """
     left, right = _affine(lhs), _affine(rhs)
     if left is None or right is None:
         return None
     if left[1] is None and right[1] is None:
-        if operation in ("floordiv", "mod") and right[2] == 0:
+        if operation in (operator.floordiv, operator.mod) and right[2] == 0:
             return None
-        value = _INTEGER_OPERATIONS[operation](left[2], right[2])
+        value = operation(left[2], right[2])
         return str(value) if isinstance(value, bool) else value
     if left[1] is not None and right[1] is not None and left[1] != right[1]:
         return None
     name = left[1] or right[1]
-    if operation in ("add", "sub"):
-        sign = 1 if operation == "add" else -1
+    if operation in (operator.add, operator.sub):
+        sign = 1 if operation is operator.add else -1
         return _affine_text(left[0] + sign * right[0], name, left[2] + sign * right[2])
-    if operation == "mul" and (left[1] is None or right[1] is None):
+    if operation is operator.mul and (left[1] is None or right[1] is None):
         factor, (coefficient, _, constant) = (left[2], right) if left[1] is None else (right[2], left)
         return _affine_text(coefficient * factor, name, constant * factor)
     return None

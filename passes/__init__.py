@@ -25,6 +25,7 @@ PASS_CLASSES: dict[str, str] = {
     "verify-functional": "hopc.passes.verify_functional:VerifyFunctionalPass",
     "verify-symbol-closed": "hopc.passes.verify_symbol_closed:VerifySymbolClosedPass",
     "verify-isolated": "hopc.passes.verify_isolated:VerifyIsolatedPass",
+    "view-op-graph": "hopc.passes.view_op_graph:ViewOpGraphPass",
 }
 """Pass name -> ``module:class``, in pipeline order."""
 

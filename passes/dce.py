@@ -131,15 +131,15 @@ class RemoveUnusedArguments(RewritePattern):
         invariant = hop_interface(op).invariant_operands(op)
         dropped: set[int] = set()  # operand positions
         for position in invariant:
-            arguments = [e.argument_of(position) for e in entries]
-            if not any(argument_is_read(a, {e.operands.index(p) for p in dropped})
-                       for a, e in zip(arguments, entries)):
+            if not any(argument_is_read(a, {d.index for p in dropped for d in e.arguments_of(p)})
+                       for e in entries for a in e.arguments_of(position)):
                 dropped.add(position)
         if not dropped:
             return
         for entry in entries:
-            for position in sorted(dropped, reverse=True):
-                rewriter.erase_block_argument(entry.argument_of(position))
+            gone = [a for position in dropped for a in entry.arguments_of(position)]
+            for argument in sorted(gone, key=lambda a: a.index, reverse=True):
+                rewriter.erase_block_argument(argument)
         _replace(rewriter, op, dropped, ())
 
 

@@ -1,16 +1,20 @@
-"""hopc's pass pipeline: the passes ``hopc.compile`` runs, in order, verified between stages.
+"""hopc's pass pipeline: the passes of the driver's ``functional`` stage, in order, verified between them.
 
     captured -> functionalize -> lift-symbols -> canonicalize -> cse -> dce
+
+What ``hopc.compile`` runs before and after them is the driver's to say
+(``hopc.driver``, Note [compile stages]).
 
 After it the module is functional (no op in any region mutates or aliases;
 mutated entry inputs and buffers are ``{hop.copy_back_to = i}`` results) and
 symbol-closed (every region binds the shape symbols it uses); every HOP
 region is isolated throughout (Note [isolated regions], part of
-``verify_module``). By default each stage is followed by
+``verify_module``). By default each pass is followed by
 ``verify_module``, so a pass that breaks the IR is caught
 at once (as ``mlir-opt``'s ``-verify-each``); ``hopc.compile`` verifies only
-the pipeline's result, since verifying costs as much as the passes themselves
-and every stage is verified by the tests.
+the pipeline's result (unless ``CompileOptions(verify_each=True)``), since
+verifying costs as much as the passes themselves and every pass is verified
+by the tests.
 """
 
 from __future__ import annotations

@@ -12,16 +12,19 @@ import torch
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.interpreter import InterpreterError, run_module
+from hopc.backend.runtime.module_call import apply_copy_back
 
 Outcome = list[object] | InterpreterError
 
 
 def run_outcome(module: ModuleOp, arguments: list[object]) -> tuple[Outcome, list[object]]:
-    """(outputs or the failure, the arguments as the run left them), from a fixed RNG state."""
+    """(the user outputs or the failure, the arguments as the run left them), from a fixed RNG
+    state; each ``{hop.copy_back_to = i}`` result is copied into argument ``i``, as a compiled
+    call does (``apply_copy_back``), so a functionalized module compares with its original."""
     arguments = [v.clone() if isinstance(v, torch.Tensor) else v for v in arguments]
     torch.manual_seed(0)
     try:
-        return run_module(module, arguments), arguments
+        return apply_copy_back(module, arguments, run_module(module, arguments)), arguments
     except InterpreterError as error:
         return error, arguments
 

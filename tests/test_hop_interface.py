@@ -7,12 +7,19 @@ from xdsl.traits import MemoryEffectKind, get_effects, is_side_effect_free
 
 from hopc.dialects import hop
 from hopc.dialects.hop_interface import (
+    NoOperand,
+    Operand,
+    RegionEntry,
     RunCount,
+    Slice,
     append_invariant_operands,
     first_capture,
     hop_interface,
+    sliced_type,
+    stacked_type,
 )
 from hopc.ir.parse import parse_module
+from hopc.ir.types import DTYPES, SymIntType, TensorType
 
 T = "!hop.tensor<[4], f32>"
 S = "!hop.tensor<[2, 4], f32>"
@@ -79,13 +86,12 @@ def ops() -> dict[str, object]:
 
 def _answers(op) -> list[tuple]:
     interface = hop_interface(op)
-    return [(e.operands, e.runs, e.results, e.sliced, e.stacked, e.carried)
-            for e in interface.entries(op)]
+    return [(e.arguments, e.runs, e.results, e.stacked, e.carried) for e in interface.entries(op)]
 
 
 def test_cond_branches_take_the_operands_after_the_predicate(ops):
     op = ops["hop.cond"]
-    assert _answers(op) == [(range(1, 3), RunCount.AT_MOST_ONCE, range(1), range(0), range(0), 0)] * 2
+    assert _answers(op) == [((Operand(1), Operand(2)), RunCount.AT_MOST_ONCE, range(1), range(0), 0)] * 2
     assert hop_interface(op).invariant_operands(op) == range(1, 3)
     assert hop_interface(op).mutable_operands(op) == range(1, 3)
 
@@ -93,34 +99,36 @@ def test_cond_branches_take_the_operands_after_the_predicate(ops):
 @pytest.mark.parametrize("name", ["hop.wrap", "hop.checkpoint"])
 def test_single_body_runs_once_on_all_operands(ops, name):
     op = ops[name]
-    assert _answers(op) == [(range(1), RunCount.ONCE, range(1), range(0), range(0), 0)]
+    assert _answers(op) == [((Operand(0),), RunCount.ONCE, range(1), range(0), 0)]
     assert hop_interface(op).invariant_operands(op) == range(1)
 
 
 def test_while_carries_the_body_yields_and_runs_the_cond_once_more(ops):
     op = ops["hop.while"]
-    assert _answers(op) == [(range(2), RunCount.AT_LEAST_ONCE, range(0), range(0), range(0), 0),
-                            (range(2), RunCount.ANY, range(1), range(0), range(0), 1)]
+    both = (Operand(0), Operand(1))
+    assert _answers(op) == [(both, RunCount.AT_LEAST_ONCE, range(0), range(0), 0),
+                            (both, RunCount.ANY, range(1), range(0), 1)]
     assert hop_interface(op).invariant_operands(op) == range(1, 2)
     assert hop_interface(op).mutable_operands(op) == range(2)
 
 
 def test_scan_slices_xs_carries_init_and_stacks_outputs(ops):
     op = ops["hop.scan"]
-    assert _answers(op) == [(range(3), RunCount.ANY, range(2), range(1, 2), range(1, 2), 1)]
+    assert _answers(op) == [((Operand(0), Slice(1), Operand(2)), RunCount.ANY, range(2), range(1, 2), 1)]
+    assert hop_interface(op).entries(op)[0].sliced == (1,)
     assert hop_interface(op).invariant_operands(op) == range(2, 3)
     assert hop_interface(op).mutable_operands(op) == range(0)
 
 
 def test_map_slices_xs_and_stacks_every_yield(ops):
     op = ops["hop.map"]
-    assert _answers(op) == [(range(2), RunCount.ANY, range(1), range(0, 1), range(1), 0)]
+    assert _answers(op) == [((Slice(0), Operand(1)), RunCount.ANY, range(1), range(1), 0)]
     assert hop_interface(op).invariant_operands(op) == range(1, 2)
 
 
 def test_subgraph_body_is_entered_by_its_calls_only(ops):
     op = ops["hop.subgraph"]
-    assert _answers(op) == [(range(0), RunCount.ONCE, range(0), range(0), range(0), 0)]
+    assert _answers(op) == [((NoOperand(),), RunCount.ONCE, range(0), range(0), 0)]
     assert hop_interface(op).invariant_operands(op) == range(0)
 
 
@@ -128,8 +136,46 @@ def test_call_answers_for_its_callee_body(ops):
     call = ops["@reads"]
     (entry,) = hop_interface(call).entries(call)
     assert entry.region is call.subgraph().body
-    assert (entry.operands, entry.runs, entry.results) == (range(1), RunCount.ONCE, range(1))
+    assert (entry.arguments, entry.runs, entry.results) == ((Operand(0),), RunCount.ONCE, range(1))
     assert entry.argument_of(0) is call.subgraph().body.block.args[0]
+
+
+def test_one_operand_may_feed_two_arguments_and_an_argument_none(ops):
+    """An associative_scan-like combine body (two slices of one input), then an index no
+    operand feeds (as flex_attention's ``q_idx``)."""
+    body = ops["hop.scan"].body
+    entry = RegionEntry(body, (Slice(1), Slice(1), NoOperand()), RunCount.ANY)
+    assert entry.arguments_of(1) == tuple(body.block.args[:2])
+    assert [entry.operand_of(i) for i in range(3)] == [1, 1, None]
+    assert entry.sliced == (1,)
+    with pytest.raises(ValueError):
+        entry.argument_of(1)  # not one argument
+
+
+def test_a_carried_value_enters_as_a_whole_operand(ops):
+    with pytest.raises(AssertionError, match="whole operand"):
+        RegionEntry(ops["hop.scan"].body, (Slice(1),), RunCount.ANY, results=range(1), carried=1)
+
+
+def test_a_carried_yield_is_not_stacked(ops):
+    with pytest.raises(AssertionError, match="none carried"):
+        RegionEntry(ops["hop.scan"].body, (Operand(0),), RunCount.ANY, results=range(1),
+                    stacked=range(1), carried=1)
+
+
+def test_a_slice_argument_has_the_operand_type_less_its_dim_0(ops):
+    op = ops["hop.scan"]
+    (entry,) = hop_interface(op).entries(op)
+    assert [str(t) for t in entry.argument_types(op)] == [T, T, T]  # init, a slice of [2, 4], additional
+
+
+def test_only_tensors_of_rank_one_or_more_slice_and_only_tensors_stack():
+    f32 = DTYPES["float32"]
+    assert sliced_type(TensorType(["s0", 4], f32)) == TensorType([4], f32)
+    assert sliced_type(TensorType([], f32)) is None
+    assert sliced_type(SymIntType(3)) is None
+    assert stacked_type(TensorType([4], f32), "s0") == TensorType(["s0", 4], f32)
+    assert stacked_type(SymIntType(3), 2) is None
 
 
 def test_call_of_a_reading_subgraph_only_reads(ops):

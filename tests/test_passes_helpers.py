@@ -1,9 +1,14 @@
-"""The helpers behind canonicalize, cse and dce, and properties of the passes themselves."""
+"""The helpers behind canonicalize, cse and dce, and properties of every registered pass.
+
+Each pass of ``PASS_CLASSES`` is registered under its flag with a summary,
+and reaches a fixpoint on the chunks of the lit tests that start with it
+(``chunks_for_pass``), unless ``NOT_FIXPOINTS`` says why not.
+"""
 
 from __future__ import annotations
 
 import pytest
-from lit_chunks import pass_chunks
+from lit_chunks import chunks_for_pass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
@@ -11,7 +16,7 @@ from hopc.dialects.hop import WhileOp
 from hopc.ir.context import make_context
 from hopc.ir.parse import parse_module
 from hopc.ir.types import DTYPES, SymBoolType, SymIntType, TensorType
-from hopc.passes import pass_class, summary
+from hopc.passes import PASS_CLASSES, pass_class, summary
 from hopc.passes.canonicalization.hop import constant_value
 from hopc.passes.cse import writes_tensors
 from hopc.passes.dce_liveness import (
@@ -21,7 +26,18 @@ from hopc.passes.dce_liveness import (
     unbacked_symbols,
 )
 
-PASSES = ("canonicalize", "cse", "dce")
+PASSES = tuple(PASS_CLASSES)
+
+NOT_FIXPOINTS = {
+    "autograd": "refuses a module it differentiated already (a located error)",
+    "functionalize": "the state results it adds may yield a block argument unchanged (a branch "
+                     "that does not change it); a second run clones them, as any result it sees",
+    "freeze": "a second run folds its own folded constants again, under new names "
+              "(@folded -> @folded_0)",
+    "plan-memory": "a second run finds every launch planned already and records "
+                   "kernel.peak_bytes = 0",
+}
+"""Passes whose second run changes what the first made, and why."""
 
 ITEMS = """
 hop.symbol @s0 backed [2, oo]
@@ -149,7 +165,12 @@ def test_pass_is_registered_under_its_flag_with_a_summary(name: str):
     assert summary(name) and "\n" not in summary(name)
 
 
-@pytest.mark.parametrize(("name", "chunk"), pass_chunks(PASSES))
+def test_passes_exempt_from_the_fixpoint_are_registered():
+    assert set(NOT_FIXPOINTS) <= set(PASS_CLASSES)
+
+
+@pytest.mark.parametrize(("name", "chunk"), [chunk for name in PASSES if name not in NOT_FIXPOINTS
+                                              for chunk in chunks_for_pass(name)])
 def test_pass_reaches_a_fixpoint(name: str, chunk: str):
     module = parse_module(chunk)
     pass_class(name)().apply(make_context(), module)

@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from collections import ChainMap
+from collections.abc import Callable
+from typing import Any
 
 from xdsl.ir import Operation, SSAValue
 
@@ -39,15 +42,13 @@ from hopc.dialects.profiler import RecordFunctionEnterOp, RecordFunctionExitOp
 from hopc.ir.torch_values import evaluate_dim
 from hopc.ir.types import SymFloatType, TensorType
 
-_SYM_BINARY_SOURCES: dict[type[Operation], str] = {
-    hop.SymAddOp: "({} + {})", hop.SymSubOp: "({} - {})", hop.SymMulOp: "({} * {})",
-    hop.SymFloorDivOp: "({} // {})", hop.SymModOp: "({} % {})",
-    hop.SymMaxOp: "max({}, {})", hop.SymMinOp: "min({}, {})",
-    hop.SymEqOp: "({} == {})", hop.SymNeOp: "({} != {})", hop.SymLtOp: "({} < {})",
-    hop.SymLeOp: "({} <= {})", hop.SymGtOp: "({} > {})", hop.SymGeOp: "({} >= {})",
-    hop.SymTrueDivOp: "({} / {})", hop.SymPowOp: "(float({}) ** float({}))",
+_INFIX: dict[Callable[[Any, Any], Any], str] = {
+    operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+    operator.floordiv: "//", operator.mod: "%", operator.eq: "==", operator.ne: "!=",
+    operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
 }
-"""Python's own operators, as ``SYM_BINARY_FUNCTIONS`` in ``hopc.backend.interpreter_hop``."""
+"""Python's infix spelling of its operators: how host code writes a sym op's ``OPERATOR``
+that has one (Note [one operator per sym op] in ``hopc.dialects.hop_symbols``)."""
 
 
 def lower_cond(builder: HostBuilder, op: hop.CondOp) -> None:
@@ -119,8 +120,11 @@ def lower_sym_constant(builder: HostBuilder, op: hop.SymConstantOp) -> None:
     builder.alias(op.result, literal(evaluate_dim(op.result.type.value, {})))
 
 
-def lower_sym_binary(builder: HostBuilder, op: Operation) -> None:
-    text = _SYM_BINARY_SOURCES[type(op)].format(builder.local(op.lhs), builder.local(op.rhs))
+def lower_sym_binary(builder: HostBuilder, op: hop.SymBinaryOp) -> None:
+    """``r = (a + b)`` where the op's Python operator is infix, else ``r = operator(a, b)``."""
+    lhs, rhs = builder.local(op.lhs), builder.local(op.rhs)
+    infix = _INFIX.get(op.OPERATOR)
+    text = f"({lhs} {infix} {rhs})" if infix is not None else f"{builder.bind(op.OPERATOR, FUNCTION)}({lhs}, {rhs})"
     builder.emit(f"{builder.define(op.result)} = {text}")
 
 
@@ -180,7 +184,7 @@ LOWERINGS.update({
     hop.GetConstantOp: lower_get_constant,
     hop.SymSizeOp: lower_sym_size,
     hop.SymConstantOp: lower_sym_constant,
-    **dict.fromkeys(_SYM_BINARY_SOURCES, lower_sym_binary),
+    **dict.fromkeys(hop.SYM_OPERATOR_OPS, lower_sym_binary),
     **dict.fromkeys(_SYM_UNARY_SOURCES, lower_sym_unary),
     hop.SymSqrtOp: lower_sym_unary,
     hop.SymIteOp: lower_sym_ite,

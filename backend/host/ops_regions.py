@@ -2,12 +2,12 @@
 each ``hop.subgraph`` as one function of the source that every ``hop.invoke_subgraph`` calls.
 
 A scan or map body is a closure over the enclosing function's locals, run
-once per slice by ``_scan``/``_map``, which stack each output over the
-slices as the reference implementations do (``hopc.backend.interpreter_hop``):
-with no slices, an output is an empty tensor of its type's shape, evaluated
-where the op runs (the thunk the code passes). A subgraph binds its own
-symbols from its parameters (Note [subgraph symbols] in ``hopc.dialects.hop``),
-so its function is generated once, isolated, and called by every invoke.
+once per slice by ``run_sliced``, the helper that the reference
+implementations run too (``hopc.backend.interpreter_hop``): with no slices,
+an output is an empty tensor of its type's shape, evaluated where the op runs
+(the thunk the code passes). A subgraph binds its own symbols from its
+parameters (Note [subgraph symbols] in ``hopc.dialects.hop``), so its
+function is generated once, isolated, and called by every invoke.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from hopc.backend.host.codegen import LOWERINGS, HostBuilder
 from hopc.backend.host.names import FUNCTION, VALUE
 from hopc.backend.interpreter import interpreter_error
+from hopc.backend.interpreter_hop import run_sliced
 from hopc.dialects import hop
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.torch_values import dtype_of
@@ -32,18 +33,21 @@ evaluated where the op runs (then no slices is an error)."""
 
 
 def lower_scan(builder: HostBuilder, op: hop.ScanOp) -> None:
-    body = _body_function(builder, op.body.block)
-    stacked = op.outputs[len(op.init):]
-    run = builder.bind(functools.partial(_scan, op, op.is_reverse, _dtypes(stacked), builder.device), FUNCTION)
-    arguments = [f"[{', '.join(builder.locals(values))}]" for values in (op.init, op.xs, op.additional)]
-    _emit_call(builder, op, f"{run}({body}, {', '.join(arguments)}, {_empty_shapes(builder, stacked)})")
+    _lower_sliced(builder, op, [op.init, op.xs, op.additional], op.outputs[len(op.init):], op.is_reverse)
 
 
 def lower_map(builder: HostBuilder, op: hop.MapOp) -> None:
+    _lower_sliced(builder, op, [[], op.xs, op.additional], op.outputs, False)
+
+
+def _lower_sliced(builder: HostBuilder, op: hop.ScanOp | hop.MapOp, groups: list[Sequence[SSAValue]],
+                  stacked: Sequence[SSAValue], reverse: bool) -> None:
+    """``results = run(body, [carry], [xs], [additional], shapes)``: ``run_sliced`` on the body's
+    function, with the op's stacked results' empty tensors where there are no slices."""
     body = _body_function(builder, op.body.block)
-    run = builder.bind(functools.partial(_map, op, _dtypes(op.outputs), builder.device), FUNCTION)
-    arguments = [f"[{', '.join(builder.locals(values))}]" for values in (op.xs, op.additional)]
-    _emit_call(builder, op, f"{run}({body}, {', '.join(arguments)}, {_empty_shapes(builder, op.outputs)})")
+    run = builder.bind(functools.partial(_run_sliced, op, reverse, _dtypes(stacked), builder.device), FUNCTION)
+    arguments = [f"[{', '.join(builder.locals(values))}]" for values in groups]
+    _emit_call(builder, op, f"{run}({body}, {', '.join(arguments)}, {_empty_shapes(builder, stacked)})")
 
 
 def lower_invoke_subgraph(builder: HostBuilder, op: hop.InvokeSubgraphOp | hop.AutogradFunctionOp) -> None:
@@ -88,36 +92,17 @@ def _empty_shapes(builder: HostBuilder, values: Sequence[SSAValue]) -> str:
     return f"lambda: [{', '.join(shapes)}]"
 
 
-def _slices(op: Operation, xs: list[torch.Tensor]) -> int:
-    lengths = {x.size(0) for x in xs}
-    if len(lengths) != 1:
-        raise interpreter_error(op, f"scanned operands differ in dim 0: {sorted(lengths)}")
-    return lengths.pop()
+def _run_sliced(op: hop.ScanOp | hop.MapOp, reverse: bool, dtypes: list[torch.dtype], device: str,
+                body: Callable, carry: list[object], xs: list[torch.Tensor], additional: list[object],
+                shapes: Shapes) -> list[object]:
+    return run_sliced(op, body, carry, xs, additional, reverse,
+                      functools.partial(_empty_results, op, dtypes, device, shapes))
 
 
-def _stacked(op: Operation, stepped: list[list[object]], dtypes: list[torch.dtype], device: str,
-             shapes: Shapes) -> list[object]:
-    if stepped:
-        return [torch.stack(column) for column in zip(*stepped, strict=True)]
+def _empty_results(op: Operation, dtypes: list[torch.dtype], device: str, shapes: Shapes) -> list[object]:
     if shapes is None:
         raise interpreter_error(op, "ran no slices, and the sizes of its empty results are unknown here")
     return [torch.empty(shape, dtype=dtype, device=device) for shape, dtype in zip(shapes(), dtypes, strict=True)]
-
-
-def _scan(op: hop.ScanOp, reverse: bool, dtypes: list[torch.dtype], device: str, body: Callable,
-          carry: list[object], xs: list[torch.Tensor], additional: list[object], shapes: Shapes) -> list[object]:
-    length = _slices(op, xs)
-    stepped: list[list[object]] = [[] for _ in range(length)]  # outputs by index, not step
-    for index in reversed(range(length)) if reverse else range(length):
-        outputs = body(*carry, *[x[index] for x in xs], *additional)
-        carry, stepped[index] = outputs[:len(carry)], outputs[len(carry):]
-    return carry + _stacked(op, stepped, dtypes, device, shapes)
-
-
-def _map(op: hop.MapOp, dtypes: list[torch.dtype], device: str, body: Callable, xs: list[torch.Tensor],
-         additional: list[object], shapes: Shapes) -> list[object]:
-    stepped = [body(*[x[index] for x in xs], *additional) for index in range(_slices(op, xs))]
-    return _stacked(op, stepped, dtypes, device, shapes)
 
 
 LOWERINGS.update({

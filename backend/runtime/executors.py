@@ -11,7 +11,8 @@ that is correct on every module the reference interpreter runs.
   checking every value against its type and every symbol binding;
 - ``planned``: the same semantics, planned once and unchecked (Note [planned
   execution] in ``hopc.backend.runtime.plan``);
-- ``aten``: the function lowered to the kernel level (``lower_to_kernel``)
+- ``aten``: the function lowered to the kernel level (``lower_to_kernel``, with
+  the executor's own ``LoweringOptions``)
   and generated as Python source calling ATen (Note [generated host code]
   in ``hopc.backend.host.codegen``), every kernel's ops inlined;
 - ``triton``: the same host code, launching generated Triton kernels for the
@@ -21,15 +22,18 @@ that is correct on every module the reference interpreter runs.
 Note [compiled executors]
 ~~~~~~~~~~~~~~~~~~~~~~~~~
 The compiled executors run kernel-level code, which is made for one device
-(``kernel.device``: its buffers are allocated there), and a functional
-module does not say where its tensors will be. A module is lowered once per
-device (cached by the module's identity: a training call prepares its
-forward and backward entries from one module), and the function prepared for
-the CPU at once, so that an op without a lowering is an error when the
-function is prepared. The first call reads the device of its first tensor
-argument and prepares the function for that device where it is another;
-every later call runs what the first chose (Dynamo guards the device of what
-it compiles). A module that is kernel level already (it has
+(``kernel.device``: its buffers are allocated there) under the lowering
+options the executor states (``Executor.lowering``: what its code may assume),
+and a functional module does not say where its tensors will be. A module is
+lowered once per device and lowering options (``lowered``, cached by the
+module's identity: a training call prepares its forward and backward entries
+from one module; ``hopc.driver`` lowers for the device it compiles for before
+the executor prepares, so that its stages are printed and reported), and the
+function prepared for the CPU at once, so that an op without a lowering is an
+error when the function is prepared. The first call reads the device of its
+first tensor argument and prepares the function for that device where it is
+another; every later call runs what the first chose (Dynamo guards the device
+of what it compiles). A module that is kernel level already (it has
 ``kernel.device``) runs as it is, on its own device. What is prepared is a
 ``GeneratedCall``; a caller that knows the device and has grad mode off for
 good (a Dynamo graph compiled so: Dynamo guards both) may take the generated
@@ -41,6 +45,7 @@ arguments, one Python call in all (Note [direct entry] in
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 from weakref import WeakKeyDictionary
 
@@ -53,9 +58,35 @@ from hopc.ir.diagnostics import HopcError
 
 Prepared = Callable[[Sequence[object]], list[object]]
 
+CONDS_AS_SELECTS = ("auto", "always", "never")
+"""The values of ``LoweringOptions.conds_as_selects`` (Note [conds as selects] in
+``hopc.passes.convert_hop_to_kernel``)."""
+
+
+@dataclass(frozen=True)
+class LoweringOptions:
+    """The options of the kernel-level stages (``hopc.backend.lowering``), which an executor
+    states for itself (``Executor.lowering``): what its generated code may assume. Hashable:
+    the lowering cache is keyed by them (Note [compiled executors])."""
+
+    conds_as_selects: str = "auto"
+    """Small pointwise conds as selects: ``auto`` (by device), ``always`` (a CUDA graph cannot
+    read a predicate on the host), ``never``."""
+
+    def __post_init__(self) -> None:
+        if self.conds_as_selects not in CONDS_AS_SELECTS:
+            raise HopcError(f"conds_as_selects is one of {', '.join(CONDS_AS_SELECTS)}, "
+                            f"not '{self.conds_as_selects}'")
+
+
+DEFAULT_LOWERING = LoweringOptions()
+
 
 class Executor(Protocol):
     name: str
+    lowering: LoweringOptions | None
+    """The options of the kernel-level stages the executor's code needs (Note [compiled
+    executors]); ``None`` for an executor that runs the functional level itself."""
 
     def prepare(self, module: ModuleOp, function: FuncOp) -> Prepared:
         """``function`` of ``module`` ready to run: ``args -> results``."""
@@ -66,6 +97,7 @@ class InterpreterExecutor:
     """The checked reference interpreter."""
 
     name = "interpreter"
+    lowering = None
 
     def prepare(self, module: ModuleOp, function: FuncOp) -> Prepared:
         from hopc.backend.interpreter import run_module
@@ -78,6 +110,7 @@ class PlannedExecutor:
     """The reference semantics, planned once per function and run unchecked."""
 
     name = "planned"
+    lowering = None
 
     def prepare(self, module: ModuleOp, function: FuncOp) -> Prepared:
         from hopc.backend.runtime.plan import plan_function
@@ -90,11 +123,17 @@ class CompiledExecutor:
 
     ``triton_on`` is the devices whose pointwise and reduction launches run
     generated Triton kernels; elsewhere every kernel's ATen ops run inlined.
+    ``lowering`` is the kernel-level options its code is generated for.
     """
 
-    def __init__(self, name: str, triton_on: frozenset[str]):
+    def __init__(self, name: str, triton_on: frozenset[str], lowering: LoweringOptions):
         self.name = name
         self.triton_on = triton_on
+        self.lowering = lowering
+
+    def with_lowering(self, lowering: LoweringOptions) -> CompiledExecutor:
+        """This executor generating code for ``lowering`` instead of its own options."""
+        return CompiledExecutor(self.name, self.triton_on, lowering)
 
     def prepare(self, module: ModuleOp, function: FuncOp) -> Prepared:
         from hopc.dialects.kernel import DEVICE_ATTRIBUTE, module_device
@@ -103,11 +142,11 @@ class CompiledExecutor:
         if DEVICE_ATTRIBUTE in module.attributes:
             generated = self._generate(module, name, module_device(module))
             return GeneratedCall(lambda device: generated, generated)
-        prepared = {"cpu": self._generate(_lowered(module, "cpu"), name, "cpu")}
+        prepared = {"cpu": self._generate(lowered(module, "cpu", self.lowering), name, "cpu")}
 
         def for_device(device: str) -> Generated:
             if device not in prepared:
-                prepared[device] = self._generate(_lowered(module, device), name, device)
+                prepared[device] = self._generate(lowered(module, device, self.lowering), name, device)
             return prepared[device]
 
         return GeneratedCall(for_device)
@@ -155,19 +194,25 @@ class GeneratedCall:
             return run(*args)
 
 
-_LOWERED: WeakKeyDictionary[ModuleOp, dict[str, ModuleOp]] = WeakKeyDictionary()
-"""Each functional module -> its kernel-level copy per device (Note [compiled executors]): IR
-alone, living as long as the module; the tensors converted from its constants belong to the
-code generated from it (Note [converted constants] in ``hopc.backend.interpreter_hop``)."""
+Lowering = Callable[[ModuleOp, str, LoweringOptions], ModuleOp]
+"""``(module, device, options) -> its kernel-level copy`` (``lower_to_kernel``'s signature)."""
+
+_LOWERED: WeakKeyDictionary[ModuleOp, dict[tuple[str, LoweringOptions], ModuleOp]] = WeakKeyDictionary()
+"""Each functional module -> its kernel-level copy per device and lowering options (Note [compiled
+executors]): IR alone, living as long as the module; the tensors converted from its constants
+belong to the code generated from it (Note [converted constants] in ``hopc.backend.interpreter_hop``)."""
 
 
-def _lowered(module: ModuleOp, device: str) -> ModuleOp:
-    from hopc.backend.lowering import lower_to_kernel
-
-    per_device = _LOWERED.setdefault(module, {})
-    if device not in per_device:
-        per_device[device] = lower_to_kernel(module, device)
-    return per_device[device]
+def lowered(module: ModuleOp, device: str, options: LoweringOptions, lower: Lowering | None = None) -> ModuleOp:
+    """The kernel-level copy of ``module`` for ``device`` and ``options``, made once by ``lower``
+    (``lower_to_kernel`` unless given: the driver passes its own, which prints and reports the stages)."""
+    per_key = _LOWERED.setdefault(module, {})
+    key = (device, options)
+    if key not in per_key:
+        if lower is None:
+            from hopc.backend.lowering import lower_to_kernel as lower
+        per_key[key] = lower(module, device, options)
+    return per_key[key]
 
 
 def _function_named(module: ModuleOp, name: str) -> FuncOp:
@@ -186,13 +231,17 @@ def device_of(args: Sequence[object]) -> str:
 
 
 EXECUTORS: dict[str, Executor] = {e.name: e for e in (
-    InterpreterExecutor(), PlannedExecutor(), CompiledExecutor("aten", frozenset()),
-    CompiledExecutor("triton", frozenset({"cpu", "cuda"})), CompiledExecutor("auto", frozenset({"cuda"})))}
+    InterpreterExecutor(), PlannedExecutor(), CompiledExecutor("aten", frozenset(), DEFAULT_LOWERING),
+    CompiledExecutor("triton", frozenset({"cpu", "cuda"}), DEFAULT_LOWERING),
+    CompiledExecutor("auto", frozenset({"cuda"}), DEFAULT_LOWERING))}
 DEFAULT_EXECUTOR = "auto"
 
 
-def executor_named(name: str) -> Executor:
-    """The executor called ``name``; a HopcError lists the known ones otherwise."""
+def executor_named(name: str | Executor) -> Executor:
+    """The executor called ``name``; a HopcError lists the known ones otherwise. An executor
+    given itself is returned as it is (the driver's, with lowering options of its own)."""
+    if not isinstance(name, str):
+        return name
     if name not in EXECUTORS:
         raise HopcError(f"unknown executor '{name}'; hopc has {', '.join(sorted(EXECUTORS))}")
     return EXECUTORS[name]

@@ -71,7 +71,7 @@ import torch
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.runtime.argument_check import ArgumentCheck
-from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, Generated, GeneratedCall, executor_named
+from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, Executor, Generated, GeneratedCall, executor_named
 from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.frontend.errors import user_location
 from hopc.ir.diagnostics import HopcError
@@ -115,7 +115,7 @@ class ModuleCall:
     """A callable running ``module``'s entry function (see the module docstring)."""
 
     def __init__(self, module: ModuleOp, trailing: Sequence[torch.Tensor] = (),
-                 aliases: OutputAliases | None = None, *, executor: str = DEFAULT_EXECUTOR,
+                 aliases: OutputAliases | None = None, *, executor: str | Executor = DEFAULT_EXECUTOR,
                  check_grad: bool = True):
         self.module = module
         self.signature = entry_signature(module)

@@ -10,7 +10,7 @@ run their reference implementation.
 
 from __future__ import annotations
 
-from hopc.backend.interpreter_hop import SYM_BINARY_FUNCTIONS, constant_value, skipped_while_results
+from hopc.backend.interpreter_hop import constant_value, skipped_while_results
 from hopc.backend.runtime.plan import PLANNERS, Planner, Step, Symbols, Values
 from hopc.dialects import hop
 
@@ -73,8 +73,8 @@ def _plan_sym_size(planner: Planner, op: hop.SymSizeOp) -> Step:
     return step
 
 
-def _plan_sym_binary(planner: Planner, op: hop.SymAddOp) -> Step:
-    function = SYM_BINARY_FUNCTIONS[type(op)]
+def _plan_sym_binary(planner: Planner, op: hop.SymBinaryOp) -> Step:
+    function = op.OPERATOR
     lhs, rhs, result = planner.slot(op.lhs), planner.slot(op.rhs), planner.slot(op.result)
 
     def step(values: Values, symbols: Symbols) -> None:
@@ -102,5 +102,5 @@ PLANNERS.update({
     hop.WhileOp: _plan_while,
     hop.SymSizeOp: _plan_sym_size,
     hop.GetConstantOp: _plan_get_constant,
-    **dict.fromkeys(SYM_BINARY_FUNCTIONS, _plan_sym_binary),
+    **dict.fromkeys(hop.SYM_OPERATOR_OPS, _plan_sym_binary),
 })

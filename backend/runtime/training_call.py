@@ -85,7 +85,7 @@ from torch._functorch.utils import unwrap_dead_wrappers
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.runtime.argument_check import ArgumentCheck
-from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, executor_named
+from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, Executor, executor_named
 from hopc.backend.runtime.module_call import MUTATING_CALLS, copy_back
 from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.frontend.errors import user_location
@@ -98,7 +98,7 @@ class TrainingCall:
     """A callable running a differentiated ``module`` under autograd (see the module docstring)."""
 
     def __init__(self, module: ModuleOp, trailing: Sequence[torch.Tensor] = (),
-                 aliases: OutputAliases | None = None, *, executor: str = DEFAULT_EXECUTOR,
+                 aliases: OutputAliases | None = None, *, executor: str | Executor = DEFAULT_EXECUTOR,
                  check_grad: bool = True):
         self.module = module
         self.forward_signature = forward = entry_signature(module, "forward")

@@ -5,7 +5,9 @@
              [-o out] in.mlir|-
 
 Passes run in the order their flags are given, after those of
-``--pass-pipeline``/``-p``. The module is verified after parsing and after each
+``--pass-pipeline``/``-p``; ``--pass-pipeline='builtin.module(hopc-pipeline{to=kernel})'``
+runs the stages ``hopc.compile`` runs, up to the one named (Note [compile stages]
+in ``hopc.driver``). The module is verified after parsing and after each
 pass. Every error is a diagnostic ``file:line:col: error: ...`` on stderr with
 exit status 1; no Python traceback reaches the user.
 
@@ -79,6 +81,7 @@ class HopcOptMain(xDSLOptMain):
     def register_all_passes(self) -> None:
         for name, factory in passes.pass_factories().items():
             self.register_pass(name, factory)
+        self.register_pass("hopc-pipeline", _hopc_pipeline)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         """The flags hopc-opt honours, and only those (xdsl-opt's others are unknown).
@@ -197,6 +200,14 @@ class HopcOptMain(xDSLOptMain):
         except OSError as error:
             raise ToolError(f"cannot write output file '{self.args.output_file}': "
                             f"{error.strerror}") from None
+
+
+def _hopc_pipeline() -> type[ModulePass]:
+    """``hopc-pipeline{to=<stage>}``: the stages ``hopc.compile`` runs (``hopc.driver``, imported
+    only where the pipeline is named: it loads torch)."""
+    from hopc.driver import HopcPipelinePass
+
+    return HopcPipelinePass
 
 
 def _usage_error(parser: argparse.ArgumentParser, message: str) -> NoReturn:

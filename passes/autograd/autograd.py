@@ -21,6 +21,10 @@ Output: the same module with ``hop.entry forward @forward`` and
 - ``@joint`` takes the arguments and the cotangents and returns the results
   and the gradients.
 
+Each forward op with a derivative and the backward ops made from it share a
+``{hop.seq_nr = N}``, N unique in the module and in forward program order
+(Note [sequence numbers] in ``hopc.passes.autograd.provenance``).
+
 How: the joint of the forward body (``hopc.passes.autograd.joint``), split by
 a min-cut (``hopc.passes.autograd.partition``), then canonicalize, cse, dce
 and lift-symbols on the new functions. A module whose forward has no
@@ -46,6 +50,7 @@ from hopc.ir.signature import function_signature
 from hopc.ir.types import dim_attribute
 from hopc.passes.autograd.joint import JointBuilder
 from hopc.passes.autograd.partition import saved_bytes, split
+from hopc.passes.autograd.provenance import settle_sequence_numbers
 from hopc.passes.autograd.regions import cloned_block
 
 SAVED_BYTES = "hop.saved_bytes"
@@ -132,6 +137,7 @@ def _differentiate(module: ModuleOp, joint: bool, context: Context | None) -> Mo
                                                     *cotangent_attrs], gradient_attrs)))
     _replace_entry(module, forward, new_functions)
     _clean_up(module, context)
+    settle_sequence_numbers(module, builder.numbers)
     return module
 
 

@@ -109,11 +109,16 @@ frame's guards (each such op is traced again; they are few).
 A gradient whose sizes equal its operand's only under such a guard
 (``glu``'s ``2*(s0//2)`` for ``s0``, which autograd's check of the
 gradient's shape guards) is expanded to the operand's sizes (an ``expand``
-of equal sizes), so that the module's types agree. A guard that fixes one of
-the op's symbols (to a number or to another symbol) would make the
-derivative's sizes disagree with the module's, which keeps the symbol: that
-is refused, located at the op. Outside a frame, or where a symbol is not the
-frame's (one hopc made, a float symbol), the first trace's error stands.
+of equal sizes), so that the module's types agree. So is a result whose
+sizes the frame's facts make equal to the ones its op declares, though the
+trace writes them otherwise: Dynamo's ``view(x, [2, -1])`` of ``[s0, s1]``
+splits ``s0`` and declares ``[2, s1*(s0//2)]`` (guarding that ``s0`` is even),
+where PyTorch's meta kernel gives ``[2, s0*s1//2]``, equal only under that
+guard. A guard that fixes one of the op's symbols (to a number or to another
+symbol) would make the derivative's sizes disagree with the module's, which
+keeps the symbol: that is refused, located at the op. Outside a frame, or
+where a symbol is not the frame's (one hopc made, a float symbol), the first
+trace's error stands.
 """
 
 from __future__ import annotations
@@ -135,7 +140,7 @@ from hopc.frontend.aten_import import aten_op_name
 from hopc.ir.aten_call import call_arguments, overload_of
 from hopc.ir.diagnostics import HopcError, location_of
 from hopc.ir.op_result_types import compare_result_types, symbol_pattern
-from hopc.ir.op_tracer import trace
+from hopc.ir.op_tracer import Frame, check_no_symbol_fixed, dynamo_frame, trace
 from hopc.ir.substitution import parameters, substitute
 from hopc.ir.torch_symbolic import FakeShapes, SymbolFacts
 from hopc.ir.torch_values import dtype_of
@@ -167,10 +172,6 @@ class OpDerivative:
 
 _CACHE: dict[tuple, OpDerivative] = {}
 
-Frame = tuple[ShapeEnv, dict[str, torch.SymInt]]
-"""A Dynamo frame's ``ShapeEnv`` and its SymInt for each pattern name of an op's symbols."""
-
-
 def op_derivative(op: AtenOp, differentiated: Sequence[int], tangent_results: Sequence[int]
                   ) -> tuple[OpDerivative, dict[str, str]]:
     """The derivative of ``op`` (cached), and the renaming from pattern names to the op's symbols.
@@ -199,44 +200,13 @@ def op_derivative(op: AtenOp, differentiated: Sequence[int], tangent_results: Se
         derivative = _CACHE[key] = _differentiable_trace(op, renaming, list(differentiated),
                                                          tangent_results, pattern_facts, None)
     except HopcError:
-        frame = _frame(renaming, pattern_facts)
+        frame = dynamo_frame(renaming, pattern_facts)
         if frame is None:
             raise
         derivative = _differentiable_trace(op, renaming, list(differentiated), tangent_results,
                                            pattern_facts, frame)
-        _check_no_symbol_fixed(op, frame, back)
+        check_no_symbol_fixed(f"the derivative of {op.name}", frame, back, location_of(op))
     return derivative, back
-
-
-def _frame(renaming: Mapping[str, str], facts: Mapping[str, SymbolFacts]) -> Frame | None:
-    """The Dynamo frame being compiled, where every symbol of the op is one of its backed
-    symbols with the value the module records (Note [derivatives in a frame]); else None."""
-    context = torch._guards.TracingContext.try_get()
-    fake_mode = context.fake_mode if context is not None else None
-    shape_env = fake_mode.shape_env if fake_mode is not None else None
-    if shape_env is None or shape_env.frozen:  # frozen: its guards are built, a new one would be dropped
-        return None
-    backed = {torch_symbol.name: torch_symbol for torch_symbol in shape_env.backed_var_to_val}
-    symints = {}
-    for ours, pattern in renaming.items():
-        torch_symbol = backed.get(ours)
-        hint = facts[pattern].hint
-        if torch_symbol is None or is_float_symbol_name(ours) or hint is None \
-                or int(shape_env.backed_var_to_val[torch_symbol]) != hint:
-            return None
-        symints[pattern] = shape_env.create_symintnode(torch_symbol, hint=hint)
-    return shape_env, symints
-
-
-def _check_no_symbol_fixed(op: AtenOp, frame: Frame, back: Mapping[str, str]) -> None:
-    """Refuses a derivative whose guards fixed one of the op's symbols (Note [derivatives in a frame])."""
-    shape_env, symints = frame
-    for pattern, symint in symints.items():
-        fixed = shape_env.simplify(symint.node.expr)
-        if fixed != symint.node.expr:
-            raise HopcError(f"the derivative of {op.name}: its trace guards that {back[pattern]} "
-                            f"is {fixed} (Dynamo would check it), which hopc does not yet carry "
-                            "into the module", location_of(op))
 
 
 _NOT_DIFFERENTIABLE = re.compile(r"is not differentiable with respect to argument '(\w+)'")
@@ -296,6 +266,8 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
                                       tensors=primals)
         outputs = DIFFERENTIABLE_FORMS.get(overload, overload)(*args, **kwargs)  # Note [differentiable forms]
         flat = list(outputs) if isinstance(outputs, tuple | list) else [outputs]
+        if shapes.in_frame and len(flat) == len(result_types):
+            flat = [_declared(output, declared, shapes) for output, declared in zip(flat, result_types)]
         for index, tangent in zip(tangent_results, tangents, strict=True):
             _same_sizes(flat[index], tangent)
         # An output that does not depend differentiably on the inputs (``zeros_like``)
@@ -412,9 +384,26 @@ def _size_carriers(types: Sequence[TensorType], facts: Mapping[str, SymbolFacts]
 def _sized_as(gradient: torch.Tensor | None, primal: torch.Tensor) -> torch.Tensor | None:
     """``gradient`` with ``primal``'s size expressions, which autograd guarded equal to its
     own (``2*(s0//2)`` for ``s0``) in a frame's trace (Note [derivatives in a frame])."""
-    if gradient is None or [_expression(s) for s in gradient.shape] == [_expression(s) for s in primal.shape]:
-        return gradient
-    return gradient.expand(primal.shape)  # the one view whose sizes are the ones asked for
+    return None if gradient is None else _with_sizes(gradient, list(primal.shape))
+
+
+def _declared(output: object, declared: object, shapes: FakeShapes) -> object:
+    """A traced output with the sizes its op's result type declares, which the frame's facts
+    make equal to the trace's own (Note [derivatives in a frame])."""
+    if not isinstance(output, torch.Tensor) or not isinstance(declared, TensorType) \
+            or output.dim() != declared.rank:
+        return output  # compare_result_types reports a different rank
+    return _with_sizes(output, [shapes.size(d) for d in declared.shape])
+
+
+def _with_sizes(tensor: torch.Tensor, sizes: list[int | torch.SymInt]) -> torch.Tensor:
+    """``tensor`` with the size expressions ``sizes``, each equal to its own: itself, or an
+    ``expand`` of equal sizes (never a broadcast: the equality is checked, in a frame a guard)."""
+    if [_expression(s) for s in tensor.shape] == [_expression(s) for s in sizes]:
+        return tensor
+    for size, wanted in zip(tensor.shape, sizes, strict=True):
+        torch._check(size == wanted, lambda size=size, wanted=wanted: f"the trace's size {size} is not {wanted}")
+    return tensor.expand(sizes)
 
 
 def _expression(size: int | torch.SymInt) -> object:

@@ -22,9 +22,11 @@ Invariants:
   body) adds them to ``module`` and keys them in ``outlined``, so every call
   shares them; a region's joint gets both from the builder of the block
   that holds the HOP (``nested``, ``parent`` in ``hopc.passes.autograd.regions``);
-- every backward op carries ``hop.seq_nr``, the position of the forward op it
-  came from, and a location naming it (``NameLoc("backward", <forward's loc>)``),
-  so a user maps backward work to forward source lines (seed PR 103129).
+- a forward op and the backward ops that came from it carry one ``hop.seq_nr``,
+  unique in the run (Note [sequence numbers] in
+  ``hopc.passes.autograd.provenance``), and every backward op a location naming
+  its forward op (``NameLoc("backward of <op>", <forward's loc>)``), so a user
+  maps backward work to forward ops and source lines (seed PR 103129).
 
 Note [joint of an op]
 ~~~~~~~~~~~~~~~~~~~~~
@@ -41,20 +43,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, NameLoc, StringAttr, i64
+from xdsl.dialects.builtin import ModuleOp, NameLoc, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from hopc.dialects.aten_builders import build_aten
 from hopc.ir.diagnostics import op_error
 from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import TensorType
+from hopc.passes.autograd.provenance import SequenceNumbers
 
 STOPS_GRADIENT = frozenset({"aten.detach_copy"})
 """Ops whose result carries no gradient whatever their operand (``x.detach()``, which
 functionalize makes a ``detach_copy``)."""
-
-SEQUENCE_NUMBER = "hop.seq_nr"
-"""The attribute of a backward op: the sequence number of the forward op it came from."""
 
 
 def is_differentiable(value: SSAValue) -> bool:
@@ -103,15 +103,19 @@ class JointBuilder:
     """Builds the joint of one block in place (see the module docstring)."""
 
     def __init__(self, block: Block, differentiated: Sequence[SSAValue], *,
-                 module: ModuleOp | None = None, outlined: dict[Hashable, object] | None = None):
+                 module: ModuleOp | None = None, outlined: dict[Hashable, object] | None = None,
+                 numbers: SequenceNumbers | None = None):
         self.block = block
         self.module = module
         """The module being differentiated, where rules add module-level symbols; None for a
         block differentiated on its own (a rule that needs it then raises a located error)."""
         self.outlined: dict[Hashable, object] = {} if outlined is None else outlined
         """What rules outlined into ``module`` in this run, by the rule's own key."""
+        self.numbers = SequenceNumbers.after_those_of(module) if numbers is None else numbers
+        """The run's sequence numbers; a run's first builder numbers its whole block afresh, a
+        nested one the ops its copied block holds without a number (Note [sequence numbers])."""
+        self.numbers.number(block, renumber=numbers is None)
         self.forward_ops: list[Operation] = list(block.ops)
-        self.sequence = {op: index for index, op in enumerate(self.forward_ops)}
         self.active = active_values(block, differentiated)
         self.cotangents: dict[SSAValue, SSAValue] = {}
         self.backward_ops: list[Operation] = []
@@ -119,8 +123,10 @@ class JointBuilder:
         self._current: Operation | None = None
 
     def nested(self, block: Block, differentiated: Sequence[SSAValue]) -> JointBuilder:
-        """A builder of a region's joint that shares this run's ``module`` and ``outlined``."""
-        return JointBuilder(block, differentiated, module=self.module, outlined=self.outlined)
+        """A builder of a region's joint that shares this run's ``module``, ``outlined`` and
+        ``numbers``."""
+        return JointBuilder(block, differentiated, module=self.module, outlined=self.outlined,
+                            numbers=self.numbers)
 
     # ----------------------------------------------------------------- queries
 
@@ -175,18 +181,19 @@ class JointBuilder:
                                                       origin=self._current)).results[0]
 
     def emit(self, op: Operation) -> Operation:
-        """Appends a backward op, marked with the forward op it came from."""
+        """Appends a backward op, marked with the forward op it came from (its number and name)."""
         forward = self._current
         if forward is not None:
-            op.attributes[SEQUENCE_NUMBER] = IntegerAttr(self.sequence.get(forward, -1), i64)
+            self.numbers.mark_backward(op, forward)
             op.location = NameLoc(StringAttr(f"backward of {forward.name}"), forward.location)
         self.block.add_op(op)
         self.backward_ops.append(op)
         return op
 
     def insert_forward(self, op: Operation, before: Operation) -> Operation:
-        """Inserts a forward op before ``before`` (a rule's replacement of its op)."""
+        """Inserts a forward op before ``before`` (a rule's replacement of its op), marked as it."""
         op.location = before.location
+        self.numbers.mark_as(op, before)
         self.block.insert_op_before(op, before)
         return op
 

@@ -180,8 +180,8 @@ class ConstantFolder:
             name = constant_name(op.operands[position])
             if name is not None:
                 for entry in entries:
-                    if position in entry.operands:
-                        self.bind(entry.argument_of(position), name)
+                    for argument in entry.arguments_of(position):
+                        self.bind(argument, name)
         for region in op.regions:
             self.fold_block(region.block)
         self._replace_constant_results(op)

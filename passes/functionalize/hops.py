@@ -95,7 +95,8 @@ def _single_body(fn: Functionalizer, op: hop.WrapOp | hop.CheckpointOp) -> None:
 
 def _cond(fn: Functionalizer, op: hop.CondOp) -> None:
     every_operand = _read_operands(fn.state, op)
-    originals = [every_operand[p] for p in hop_interface(op).entries(op)[0].operands]
+    entry = hop_interface(op).entries(op)[0]
+    originals = [every_operand[entry.operand_of(i)] for i in range(len(entry.arguments))]
     then = fn.functionalize_block(op.then_region.block, originals)
     otherwise = fn.functionalize_block(op.else_region.block, originals)
     user_count = len(op.outputs)

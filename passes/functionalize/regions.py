@@ -158,13 +158,14 @@ def check_mutable(op: Operation, result: BlockResult) -> None:
     entry = next(e for e in interface.entries(op) if e.region is result.block.parent)
     allowed = interface.mutable_operands(op)
     for index, root in result.mutated.items():
-        position = entry.operands[index]
-        if position not in allowed:
-            group = _operand_group(op, position)
+        position = entry.operand_of(index)
+        if position is None or position not in allowed:
+            what = "an argument that no operand feeds" if position is None \
+                else f"an operand ({_operand_group(op, position)})"
             raise op_error(root.storage.mutated_by,
-                           f"changes {describe(result.block.args[index])} in place, an operand "
-                           f"({group}) of the enclosing '{op.name}' body, which '{op.name}' does "
-                           "not allow (Note [mutation through HOP regions])")
+                           f"changes {describe(result.block.args[index])} in place, {what} of the "
+                           f"enclosing '{op.name}' body, which '{op.name}' does not allow (Note "
+                           "[mutation through HOP regions])")
 
 
 # --------------------------------------------------------------------------- effects per kind

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import hopc
-from hopc.frontend import freezing
+from hopc import driver
 from hopc.ir.diagnostics import HopcError
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "frontend"))
@@ -31,13 +31,13 @@ def fresh_dynamo():
 def freezes(monkeypatch):
     """The modules ``hopc.compile(freeze=True)`` froze, as (frozen names, kept names) per freeze."""
     reports = []
-    original = freezing.freeze
+    original = driver.freeze
 
     def counting(module, values=None, **options):
         reports.append(report := original(module, values, **options))
         return report
 
-    monkeypatch.setattr(freezing, "freeze", counting)
+    monkeypatch.setattr(driver, "freeze", counting)
     return reports
 
 

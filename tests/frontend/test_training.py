@@ -16,7 +16,7 @@ import torch
 from frontend_models import Mlp, TransformerBlock
 
 import hopc
-from hopc.frontend import dynamo_backend
+import hopc.passes.autograd
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.module import entry_signature
 from hopc.ir.signature import USER
@@ -152,7 +152,8 @@ def test_program_calling_autograd_grad_inside():
 
 
 def _scale_differentiated(module):
-    """A stand-in for the autograd pass on ``x * self.w`` with ``self.calls += 1``: checks the marks."""
+    """A stand-in for the autograd pass on ``x * self.w`` with ``self.calls += 1``: checks the marks
+    and, as the pass does, rewrites ``module`` in place."""
     signature = entry_signature(module)
     kinds = {role.kind: index for index, role in enumerate(signature.arguments)}
     x, w, calls = kinds[USER], kinds["hop.parameter"], kinds["hop.buffer"]
@@ -160,7 +161,7 @@ def _scale_differentiated(module):
     t3, count = "!hop.tensor<[3], f32>", "!hop.tensor<[], i64>"
     arguments = {x: f"%x: {t3}", w: f"%w: {t3} {{hop.parameter = @w, hop.requires_grad}}",
                  calls: f"%calls: {count} {{hop.buffer = @calls}}"}
-    return hopc.parse(f"""
+    differentiated = hopc.parse(f"""
 hop.buffer @calls : {count}
 hop.parameter @w : {t3}
 hop.entry forward @forward
@@ -175,6 +176,14 @@ func.func @backward(%x: {t3} {{hop.saved = 0 : i64}}, %ct: {t3} {{hop.cotangent_
   func.return %grad : {t3}
 }}
 """)
+    body = module.body.block
+    for op in list(body.ops):
+        op.detach()
+        op.erase()
+    for op in list(differentiated.body.block.ops):
+        op.detach()
+        body.add_op(op)
+    return module
 
 
 class Scale(torch.nn.Module):
@@ -189,7 +198,7 @@ class Scale(torch.nn.Module):
 
 
 def test_backend_marks_parameters_and_trains_through_the_differentiated_module(monkeypatch):
-    monkeypatch.setattr(dynamo_backend, "differentiated", _scale_differentiated)
+    monkeypatch.setattr(hopc.passes.autograd, "differentiate", _scale_differentiated)
     model = Scale()
     compiled = hopc.compile(model)
     x = torch.randn(3)

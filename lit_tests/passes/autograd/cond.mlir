@@ -6,13 +6,13 @@
 // forward cond keeps its one result; the predicate is saved.
 // CHECK-LABEL: builtin.module
 // CHECK:       func.func @forward(
-// CHECK:         %[[R:.*]] = hop.cond %p(%x, %w, %n) : {{.*}} -> !hop.tensor<[s0, 4], f32> then {
+// CHECK:         %[[R:.*]] = hop.cond %p(%x, %w, %n) {hop.seq_nr = 0 : i64} : {{.*}} -> !hop.tensor<[s0, 4], f32> then {
 // CHECK:           aten.sin
 // CHECK:         } else {
 // CHECK:           aten.cos
 // CHECK:         func.return %[[R]], %x, %w, %p :
 // CHECK:       func.func @backward(%x: {{.*}}, %w: {{.*}}, %p: !hop.tensor<[], i1> {hop.saved = 2 : i64}, %tangent:
-// CHECK:         %[[GX:.*]], %[[GW:.*]] = hop.cond %p(%x, %w, %tangent, %{{.*}}) {hop.seq_nr = 1 : i64}
+// CHECK:         %[[GX:.*]], %[[GW:.*]] = hop.cond %p(%x, %w, %tangent, %{{.*}}) {hop.seq_nr = 0 : i64}
 // CHECK-SAME:      -> (!hop.tensor<[s0, 4], f32>, !hop.tensor<[4], f32>) then {
 // CHECK:           aten.cos
 // CHECK:           aten.mul.Tensor
@@ -48,7 +48,7 @@ builtin.module {
 // CHECK-LABEL: builtin.module
 // CHECK:       hop.symbol @[[U:u[0-9]+]] unbacked [0, oo]
 // CHECK:       func.func @forward(
-// CHECK:         %r, %[[SLOT:.*]] = hop.cond %p(%x, %w, %n) : {{.*}} -> (!hop.tensor<[s0, 3], f32>, !hop.tensor<[[[U]]], f32>) then {
+// CHECK:         %r, %[[SLOT:.*]] = hop.cond %p(%x, %w, %n) {hop.seq_nr = 0 : i64} : {{.*}} -> (!hop.tensor<[s0, 3], f32>, !hop.tensor<[[[U]]], f32>) then {
 // CHECK:           %[[FLAT:.*]] = aten.view_copy(%cos) {size = [-1 : i64]} : (!hop.tensor<[s0, 3], f32>) -> !hop.tensor<[3*s0], f32>
 // CHECK:           hop.yield %sin, %[[FLAT]]
 // CHECK:         } else {
@@ -90,7 +90,7 @@ builtin.module {
 // CHECK-LABEL: builtin.module
 // CHECK:       hop.symbol @[[U:u[0-9]+]] unbacked [0, oo]
 // CHECK:       func.func @forward(
-// CHECK:         hop.cond %p(%x) : {{.*}} -> (!hop.tensor<[6], f32>, !hop.tensor<[[[U]]], f32>, !hop.tensor<[], f32>) then {
+// CHECK:         hop.cond %p(%x) {hop.seq_nr = 0 : i64} : {{.*}} -> (!hop.tensor<[6], f32>, !hop.tensor<[[[U]]], f32>, !hop.tensor<[], f32>) then {
 // CHECK:           hop.yield %mul, %exp, %sum : !hop.tensor<[6], f32>, !hop.tensor<[u3], f32>, !hop.tensor<[], f32>
 // CHECK:         } else {
 // CHECK:           hop.yield %{{.*}} : !hop.tensor<[6], f32>, !hop.tensor<[0], f32>, !hop.tensor<[], f32>
@@ -215,7 +215,7 @@ builtin.module {
 // CHECK-LABEL: builtin.module
 // CHECK-NOT:   hop.symbol @u
 // CHECK:       func.func @forward(
-// CHECK:         %r = hop.cond %p(%x, %w, %s0) : {{.*}} -> !hop.tensor<[s0, 3], f32> then {
+// CHECK:         %r = hop.cond %p(%x, %w, %s0) {hop.seq_nr = 0 : i64} : {{.*}} -> !hop.tensor<[s0, 3], f32> then {
 // CHECK:           hop.yield %s : !hop.tensor<[s0, 3], f32>
 // CHECK:         func.return %r, %x, %w, %p :
 // CHECK:       func.func @backward(
@@ -250,7 +250,7 @@ builtin.module {
 // the mask is saved in a slot, though it is a value of the branch's own.
 // CHECK-LABEL: builtin.module
 // CHECK:       func.func @forward(
-// CHECK:         %r, %[[MASK:.*]] = hop.cond %p(%x) : {{.*}} -> (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) then {
+// CHECK:         %r, %[[MASK:.*]] = hop.cond %p(%x) {hop.seq_nr = 0 : i64} : {{.*}} -> (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) then {
 // CHECK:           aten.rand_like
 // CHECK:       func.func @backward(
 // CHECK-NOT:     aten.rand_like

@@ -9,7 +9,7 @@
 // CHECK-LABEL: builtin.module
 // CHECK:       hop.entry backward @backward
 // CHECK:       func.func @forward(
-// CHECK:         %h, %ys, %[[CARRIES:.*]] = hop.scan init(%h0) xs(%xs) additional(%w) : {{.*}} -> !hop.tensor<[4], f32>, !hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32> {
+// CHECK:         %h, %ys, %[[CARRIES:.*]] = hop.scan init(%h0) xs(%xs) additional(%w) {hop.seq_nr = 0 : i64} : {{.*}} -> !hop.tensor<[4], f32>, !hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32> {
 // CHECK-NEXT:    ^bb0(%[[C:.*]]: !hop.tensor<[4], f32>, %{{.*}}: !hop.tensor<[4], f32>, %{{.*}}: !hop.tensor<[4], f32>):
 // CHECK:           hop.yield %tanh, %exp, %[[C]] :
 // CHECK:         func.return %h, %ys, %xs, %w, %[[CARRIES]]
@@ -110,7 +110,7 @@ builtin.module {
 // stacked residual: lift-symbols binds s0 in the backward map from outside.
 // CHECK-LABEL: builtin.module
 // CHECK:       func.func @forward(
-// CHECK:         %ys = hop.map xs(%xs) additional() : {{.*}} -> !hop.tensor<[5], f32> {
+// CHECK:         %ys = hop.map xs(%xs) additional() {hop.seq_nr = 0 : i64} : {{.*}} -> !hop.tensor<[5], f32> {
 // CHECK:       func.func @backward(%[[S0:.*]]: !hop.symint<s0> {hop.saved = 0 : i64}, %tangent: {{.*}})
 // CHECK:         hop.map xs(%tangent) additional(%[[S0]])
 // CHECK:           aten.expand_copy(%{{.*}}) {size = [#hop.expr<s0>, 4 : i64]

@@ -22,11 +22,11 @@
 // CHECK-NEXT:  ^bb0(%{{.*}}: !hop.tensor<[4, 4], f32>, %{{.*}}: !hop.tensor<[s0, 4], f32>, %{{.*}}: !hop.tensor<[s0, 4], f32>):
 // CHECK:         aten.tanh_backward
 // CHECK:       func.func @forward(
-// CHECK-NEXT:    %p = hop.invoke_subgraph @f_forward_10_1(%x, %w) : {{.*}} -> !hop.tensor<[s0, 4], f32>
-// CHECK-NEXT:    %q = hop.invoke_subgraph @f_forward_10_1(%y, %w) : {{.*}} -> !hop.tensor<[3, 4], f32>
+// CHECK-NEXT:    %p = hop.invoke_subgraph @f_forward_10_1(%x, %w) {hop.seq_nr = 0 : i64} : {{.*}} -> !hop.tensor<[s0, 4], f32>
+// CHECK-NEXT:    %q = hop.invoke_subgraph @f_forward_10_1(%y, %w) {hop.seq_nr = 3 : i64} : {{.*}} -> !hop.tensor<[3, 4], f32>
 // CHECK-NEXT:    func.return %p, %q, %w, %p, %q
 // CHECK:       func.func @backward(%w: {{.*}}, %p: {{.*}}, %q: {{.*}}, %tangent: {{.*}}, %tangent_1: {{.*}})
-// CHECK-DAG:     hop.invoke_subgraph @f_backward_10_1(%w, %q, %tangent_1) {hop.seq_nr = 1 : i64} : (!hop.tensor<[4, 4], f32>, !hop.tensor<[3, 4], f32>, !hop.tensor<[3, 4], f32>) -> !hop.tensor<[3, 4], f32>
+// CHECK-DAG:     hop.invoke_subgraph @f_backward_10_1(%w, %q, %tangent_1) {hop.seq_nr = 3 : i64} : (!hop.tensor<[4, 4], f32>, !hop.tensor<[3, 4], f32>, !hop.tensor<[3, 4], f32>) -> !hop.tensor<[3, 4], f32>
 // CHECK-DAG:     hop.invoke_subgraph @f_backward_10_1(%w, %p, %tangent) {hop.seq_nr = 0 : i64}
 builtin.module {
   hop.symbol @s0 backed [2, oo] hint 3
@@ -144,7 +144,7 @@ builtin.module {
 // CHECK-LABEL: builtin.module
 // CHECK:       func.func @forward(
 // CHECK-SAME:    !hop.rng_state {hop.saved = 1 : i64}
-// CHECK-NEXT:    %[[STATE:.*]] = hop.get_rng_state : !hop.rng_state
+// CHECK-NEXT:    %[[STATE:.*]] = hop.get_rng_state {hop.seq_nr = 0 : i64} : !hop.rng_state
 // CHECK-NEXT:    %[[C:.*]], %{{.*}} = hop.invoke_subgraph @checkpoint_forward(%x)
 // CHECK-NEXT:    func.return %[[C]], %x, %[[STATE]]
 // CHECK:       func.func @backward(%x: {{.*}}, %[[SAVED:.*]]: !hop.rng_state {hop.saved = 1 : i64}, %tangent: {{.*}})
@@ -172,7 +172,7 @@ builtin.module {
 // residuals and the cotangent and yields the two gradients.
 // CHECK-LABEL: builtin.module
 // CHECK:       func.func @forward(
-// CHECK-NEXT:    %[[R:.*]], %[[TANH:.*]] = hop.wrap(%x, %w) : ({{.*}}) -> (!hop.tensor<[], f32>, !hop.tensor<[8, 4], f32>) {
+// CHECK-NEXT:    %[[R:.*]], %[[TANH:.*]] = hop.wrap(%x, %w) {hop.seq_nr = 0 : i64} : ({{.*}}) -> (!hop.tensor<[], f32>, !hop.tensor<[8, 4], f32>) {
 // CHECK:           hop.yield %{{.*}}, %{{.*}} : !hop.tensor<[], f32>, !hop.tensor<[8, 4], f32>
 // CHECK:         func.return %[[R]], %x, %w, %[[TANH]]
 // CHECK:       func.func @backward(

@@ -27,7 +27,7 @@
 // CHECK:        aten.tanh_backward
 // CHECK:      func.func @forward(
 // CHECK-SAME:   -> (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32> {hop.saved = 0 : i64}, !hop.tensor<[], i64> {hop.saved = 1 : i64}, !hop.tensor<[4, 4], f32> {hop.saved = 2 : i64}, !hop.tensor<[], i64> {hop.saved = 3 : i64})
-// CHECK:        %counter = aten.zeros() {size = [], dtype = i64, device = "cpu"}
+// CHECK:        %counter = aten.zeros() {size = [], dtype = i64, device = "cpu", hop.seq_nr = 0 : i64}
 // CHECK:        %i, %r, %trip_count = hop.while(%zero, %h, %counter) additional(%n, %w
 // CHECK:        } body {
 // CHECK:          %[[NEXT:.*]] = aten.add.Scalar(%counter{{.*}}) {other = 1 : i64}
@@ -88,7 +88,7 @@ builtin.module {
 // CHECK:       hop.symbol @[[T:u[0-9]+]] unbacked [0, oo]
 // CHECK-NOT:   hop.symbol
 // CHECK:       func.func @forward(
-// CHECK:         %r, %trip_count = hop.while(%h, %counter) :
+// CHECK:         %r, %trip_count = hop.while(%h, %counter) {hop.seq_nr = 0 : i64} :
 // CHECK-NOT:     hop.checkpoint_every
 // CHECK:       func.func @backward(
 // CHECK:         %trips = hop.item %trip_count

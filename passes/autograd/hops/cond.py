@@ -78,7 +78,7 @@ def cond_backward(builder: JointBuilder, op: Operation, cotangents: list[SSAValu
         return fresh_symbol(builder.module)
 
     entries = hop_interface(op).entries(op)
-    positions = list(entries[0].operands)
+    positions = [entries[0].operand_of(i) for i in range(len(entries[0].arguments))]
     inputs = [op.operands[p] for p in positions]
     with_cotangent = [i for i, c in enumerate(cotangents) if c is not None]
     differentiated = [i for i, v in enumerate(inputs) if builder.is_active(v)

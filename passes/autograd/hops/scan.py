@@ -51,7 +51,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from hopc.dialects import hop
 from hopc.dialects.aten_builders import build_aten
-from hopc.dialects.hop_interface import RegionEntry, hop_interface
+from hopc.dialects.hop_interface import RegionEntry, hop_interface, stacked_type
 from hopc.ir.diagnostics import op_error
 from hopc.ir.symbol_uses import symbols_of_attribute
 from hopc.ir.types import TensorType
@@ -93,8 +93,8 @@ def _differentiated_arguments(builder: JointBuilder, op: Operation, entry: Regio
     """The block arguments that carry a gradient on some step (those fed by active operands,
     then the carries the body makes active, to a fixpoint), and the body's active values."""
     body = entry.region.block
-    active = {i for i, position in enumerate(entry.operands)
-              if builder.is_active(op.operands[position]) and is_differentiable(body.args[i])}
+    active = {i for i in range(len(entry.arguments)) if (position := entry.operand_of(i)) is not None
+              and builder.is_active(op.operands[position]) and is_differentiable(body.args[i])}
     arguments, values = loop_active_arguments(body, active, entry.carried)
     return sorted(arguments), values
 
@@ -140,13 +140,12 @@ class _Steps:
         slice or loop-invariant (a carry argument varies per step: None)."""
         if not isinstance(value, BlockArgument) or value.block is not self.pair.forward:
             return None
-        position = self.entry.operands[value.index]
-        return None if value.index < self.entry.carried else position
+        return None if value.index < self.entry.carried else self.entry.operand_of(value.index)
 
     def _stacked_type(self, value: SSAValue) -> TensorType:
-        type_ = value.type
-        assert isinstance(type_, TensorType)
-        return TensorType((self.length, *type_.shape), type_.element_type)
+        type_ = stacked_type(value.type, self.length)
+        assert type_ is not None
+        return type_
 
     def forward_op(self) -> Operation:
         """The op with the forward block as its body and the stacked residuals as extra outputs."""
@@ -174,12 +173,12 @@ class _Steps:
         op, entry = self.op, self.entry
         interface = hop_interface(op)
         assert interface is not None
-        invariant = [i for i in differentiated if entry.operands[i] in interface.invariant_operands(op)]
-        sliced = [i for i in differentiated if entry.operands[i] in entry.sliced]
+        invariant = [i for i in differentiated if entry.operand_of(i) in interface.invariant_operands(op)]
+        sliced = [i for i in differentiated if entry.operand_of(i) in entry.sliced]
         initial = [cotangents[i] if cotangents[i] is not None else
-                   builder.emit(build_aten("aten.zeros_like", [op.operands[entry.operands[i]]])).results[0]
+                   builder.emit(build_aten("aten.zeros_like", [op.operands[entry.operand_of(i)]])).results[0]
                    for i in carries]
-        initial += [builder.emit(build_aten("aten.zeros_like", [op.operands[entry.operands[i]]])).results[0]
+        initial += [builder.emit(build_aten("aten.zeros_like", [op.operands[entry.operand_of(i)]])).results[0]
                      for i in invariant]
         scanned: dict[SSAValue, int] = {}  # outer stacked value -> its slice's position among them
         loop_invariant: dict[SSAValue, int] = {}
@@ -224,7 +223,7 @@ class _Steps:
         by_argument |= {i: next(results) for i in sliced}
         gradients_of: list[SSAValue | None] = [None] * len(op.operands)
         for i, gradient in by_argument.items():
-            gradients_of[entry.operands[i]] = gradient
+            gradients_of[entry.operand_of(i)] = gradient
         return gradients_of
 
     def _backward_body(self, initial: Sequence[SSAValue], scanned: dict[SSAValue, int],

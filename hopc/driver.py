@@ -1,0 +1,372 @@
+"""The compile driver: what ``hopc.compile`` runs, stage by stage, from captured to executable.
+
+    captured -> functional -> differentiated | frozen -> kernel -> planned -> executable
+
+The frontends capture (Dynamo's graph in ``hopc.frontend.dynamo_backend``, a
+hop-level module given to ``hopc.compile``) and hand the driver a captured
+module with what they know of its frame (``Frame``); ``compile_captured``
+runs every stage after that, straight-line, as xDSL Toy's ``compiler.py``
+runs its targets: ``to_functional``, ``to_differentiated`` or ``to_frozen``,
+``to_kernel``, ``to_planned``, ``to_executable``. ``CompileOptions`` says what
+to run and how; ``run_stages`` runs the same stages up to a named one, in
+place, for ``hopc-opt --pass-pipeline='builtin.module(hopc-pipeline{to=kernel})'``
+(``HopcPipelinePass``). Everything here runs at compile time; a compiled
+call runs only what ``to_executable`` returns. Each stage can be printed
+(``print_ir_after_all``, ``HOPC_LOGS``) and reported (``report_dir``): Note
+[stage log] in ``hopc.driver_log``.
+
+Note [compile stages]
+~~~~~~~~~~~~~~~~~~~~~
+Each stage establishes the invariant of one of DESIGN.md's levels:
+
+- ``captured``: the captured level, verified: the program as PyTorch ran it
+  (in-place ops, views, HOP regions isolated, symbolic shapes).
+- ``functional``: the functional and symbol-closed levels
+  (``hopc.passes.pipeline.STAGES``: functionalize, lift-symbols, canonicalize,
+  cse, dce), verified: no op mutates or aliases; mutated inputs and buffers
+  are copy-back results; every region binds the symbols it uses.
+- ``differentiated``: the differentiated level (the ``autograd`` pass): where
+  the entry marks arguments ``{hop.requires_grad}`` and an output depends on
+  one, forward and backward entries with roles on every argument and result;
+  the functional module as it is otherwise. A module given with a backward
+  entry is at this level already and starts here.
+- ``frozen`` (``freeze=True``, inference, in place of ``differentiated``): still
+  functional, with the parameters and buffers the program never changes
+  constants and what reads only them folded (the ``freeze`` pass), verified.
+- ``kernel``: the kernel level for one device, under the executor's
+  ``LoweringOptions`` (lift-symbols, convert-hop-to-kernel): every ATen op in a
+  launched kernel.
+- ``planned``: the kernel level with launch results in planned buffers
+  (plan-memory), each function's peak bytes on it.
+- ``executable``: not IR: the callable that runs the module's entries through
+  the executor (``ModuleCall``, ``TrainingCall``, ``FrozenCall``).
+
+An executor that runs the functional level itself (``interpreter``,
+``planned``: ``Executor.lowering`` is ``None``) skips ``kernel`` and ``planned``.
+The kernel stages run for the device the frame's tensors are on, through the
+executor's lowering cache (``hopc.backend.runtime.executors.lowered``), which
+lowers again only for another device a call brings (Note [compiled executors]).
+For ``hopc.compile(program, freeze=True)`` the stages from ``frozen`` on run at
+the first call, with that call's parameter values, and again when one changes
+(Note [freeze guard] in ``hopc.frontend.freezing``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import torch
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from hopc.backend import lowering
+from hopc.backend.runtime.executors import (
+    DEFAULT_EXECUTOR,
+    DEFAULT_LOWERING,
+    EXECUTORS,
+    CompiledExecutor,
+    Executor,
+    LoweringOptions,
+    lowered,
+)
+from hopc.backend.runtime.module_call import ModuleCall
+from hopc.backend.runtime.output_aliases import OutputAliases
+from hopc.backend.runtime.training_call import TrainingCall
+from hopc.driver_log import FrameReports, StageLog
+from hopc.ir.diagnostics import HopcError
+from hopc.ir.module import entry_functions, entry_signature
+from hopc.ir.resources import BlobOwner
+from hopc.ir.verify import verify_module
+from hopc.passes.freeze import DEFAULT_MAX_CONSTANT_BYTES, FreezeReport, freeze
+from hopc.passes.pipeline import run_pipeline
+
+if TYPE_CHECKING:
+    from hopc.frontend.freezing import FrozenCall
+
+__all__ = ["CompileOptions", "Frame", "FrameReports", "HopcPipelinePass", "Stage", "compile_captured",
+           "compile_module", "run_stages"]
+
+
+class Stage(enum.StrEnum):
+    """The driver's stages, in the order they run (Note [compile stages])."""
+
+    CAPTURED = "captured"
+    FUNCTIONAL = "functional"
+    DIFFERENTIATED = "differentiated"
+    FROZEN = "frozen"
+    KERNEL = "kernel"
+    PLANNED = "planned"
+    EXECUTABLE = "executable"
+
+
+_FLAGS = ("fullgraph", "freeze", "drop_parameters", "verify_each", "print_ir_after_all")
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What ``hopc.compile`` runs and how (Note [compile stages]); checked when made, a
+    ``HopcError`` naming the problem otherwise (``hopc.compile`` locates it at the user's line)."""
+
+    executor: str = DEFAULT_EXECUTOR
+    """Who runs the module (``hopc.backend.runtime.executors.EXECUTORS``)."""
+    dynamic: bool | None = None
+    """Dynamo's: sizes symbolic from the start (``True``), never (``False``), after one changes (``None``)."""
+    fullgraph: bool = False
+    """A graph break is an error (Dynamo's ``nopython``)."""
+    freeze: bool = False
+    """Inference with the unchanged parameters and buffers frozen into constants (the ``frozen`` stage)."""
+    drop_parameters: bool = False
+    """Release the parameters and buffers once frozen (Note [dropped parameters]); needs ``freeze``."""
+    max_constant_bytes: int = DEFAULT_MAX_CONSTANT_BYTES
+    """The largest constant the ``frozen`` stage folds."""
+    lowering: LoweringOptions | None = None
+    """The ``kernel`` stage's options, in place of the executor's own (``Executor.lowering``)."""
+    verify_each: bool = False
+    """Verify the module after each pass of the ``functional`` stage, not only after the last."""
+    print_ir_after_all: bool = False
+    """Print the IR after each stage to stderr, with its time (as ``HOPC_LOGS=ir``)."""
+    report_dir: str | os.PathLike[str] | None = None
+    """Write a compile report of each frame there (``hopc.compile_report``)."""
+
+    def __post_init__(self) -> None:
+        if self.executor not in EXECUTORS:
+            raise HopcError(f"unknown executor '{self.executor}'; hopc has {', '.join(sorted(EXECUTORS))}")
+        for name in _FLAGS:
+            if not isinstance(getattr(self, name), bool):
+                raise HopcError(f"compile option {name} is True or False, not {getattr(self, name)!r}")
+        if self.dynamic not in (None, True, False):
+            raise HopcError(f"compile option dynamic is None, True or False, not {self.dynamic!r}")
+        if self.drop_parameters and not self.freeze:
+            raise HopcError("drop_parameters=True releases what freeze=True froze; pass freeze=True too")
+        if not isinstance(self.max_constant_bytes, int) or self.max_constant_bytes < 0:
+            raise HopcError(f"max_constant_bytes is a number of bytes, not {self.max_constant_bytes!r}")
+        if self.lowering is not None and not isinstance(self.lowering, LoweringOptions):
+            raise HopcError(f"compile option lowering is a LoweringOptions, not {self.lowering!r}")
+        if self.lowering is not None and EXECUTORS[self.executor].lowering is None:
+            raise HopcError(f"executor '{self.executor}' runs the functional level and takes no lowering "
+                           "options; pick a compiled executor (aten, triton, auto)")
+
+    @property
+    def chosen_executor(self) -> Executor:
+        """The executor named, generating code for ``lowering`` where that is given."""
+        executor = EXECUTORS[self.executor]
+        if self.lowering is not None and isinstance(executor, CompiledExecutor):
+            return executor.with_lowering(self.lowering)
+        return executor
+
+    @property
+    def lowering_options(self) -> LoweringOptions:
+        """The ``kernel`` stage's options: the executor's, for one that runs the functional level the default."""
+        return self.chosen_executor.lowering or DEFAULT_LOWERING
+
+
+def compile_options(options: CompileOptions | Mapping[str, object] | None = None, **keywords: object) -> CompileOptions:
+    """``options`` (a ``CompileOptions``, a dict of its fields as ``torch.compile(options=...)``
+    passes them, or none) with ``keywords`` replacing its fields."""
+    if options is not None and not isinstance(options, CompileOptions | Mapping):
+        raise HopcError(f"options is a hopc.CompileOptions, not {type(options).__name__}")
+    given = {**options, **keywords} if isinstance(options, Mapping) else keywords
+    fields = [field.name for field in dataclasses.fields(CompileOptions)]
+    for name in given:
+        if name not in fields:
+            raise HopcError(f"unknown compile option '{name}'; hopc.compile takes {', '.join(fields)}")
+    if isinstance(options, CompileOptions):
+        return dataclasses.replace(options, **given) if given else options
+    return CompileOptions(**given)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What a frontend knows of the frame it compiles, beyond the captured module."""
+
+    title: str
+    """The frame, for logs and reports: ``forward of model.py:12 (graph 0/0)``."""
+    device: str = "cpu"
+    """The device of the frame's tensors (Dynamo guards it): the ``kernel`` stage's target."""
+    trailing: tuple[torch.Tensor, ...] = ()
+    """Tensors the module takes after the caller's arguments (``ModuleCall``'s)."""
+    aliases: OutputAliases | None = None
+    """Outputs that eager returns as inputs or views of them (Note [aliased outputs])."""
+    check_grad: bool = True
+    """The call checks its arguments and grad mode: no guard settles them (IR input)."""
+    check_functional: Callable[[ModuleOp], None] | None = None
+    """The frontend's checks of the functional module (what it refuses to run)."""
+    freezes_at_call: bool = False
+    """Freezing takes the values of the first call (Dynamo's graph), not the module's own."""
+    capture_seconds: float = 0.0
+    """The time the frontend took to capture the module (the ``captured`` stage's)."""
+    guards: tuple[str, ...] | FrameReports = ()
+    """Dynamo's guards of the frame as text, or where its report waits for them while Dynamo has
+    still to build them (Note [stage log] in ``hopc.driver_log``)."""
+
+
+# ---------------------------------------------------------------- the stages
+
+
+def to_functional(module: ModuleOp, options: CompileOptions) -> ModuleOp:
+    """``module`` (captured, verified) in place at the functional and symbol-closed levels."""
+    return run_pipeline(module, verify_each=options.verify_each)
+
+
+def to_differentiated(module: ModuleOp, options: CompileOptions) -> ModuleOp:
+    """``module`` (functional) in place with forward and backward entries, where it marks
+    arguments to differentiate and an output depends on one (the ``autograd`` pass)."""
+    if not entry_signature(module).requires_grad:
+        return module
+    from hopc.passes.autograd import differentiate  # PyTorch's derivative tracing, loaded where needed
+
+    return differentiate(module)
+
+
+def to_frozen(module: ModuleOp, options: CompileOptions, values: Mapping[str, torch.Tensor] | None = None,
+              blob_owner: BlobOwner | None = None) -> FreezeReport:
+    """``module`` (functional) in place with its parameters and buffers frozen, verified: ``values``
+    by name, else the values their ops carry (the ``freeze`` pass); what froze, the report says."""
+    report = freeze(module, values, max_constant_bytes=options.max_constant_bytes, blob_owner=blob_owner)
+    verify_module(module)
+    return report
+
+
+def to_kernel(module: ModuleOp, device: str, options: CompileOptions) -> ModuleOp:
+    """``module`` (functional or frozen) in place at the kernel level for ``device``."""
+    return lowering.to_kernel(module, device, options.lowering_options)
+
+
+def to_planned(module: ModuleOp, options: CompileOptions) -> ModuleOp:
+    """``module`` (kernel level) in place with its launch results in planned buffers."""
+    return lowering.to_planned(module)
+
+
+def to_host_level(module: ModuleOp, options: CompileOptions, log: StageLog, *, to: Stage = Stage.DIFFERENTIATED,
+                  check_functional: Callable[[ModuleOp], None] | None = None) -> ModuleOp:
+    """``module`` (captured, verified) in place through ``functional`` and then, unless ``to`` is
+    ``functional`` or the options freeze, ``differentiated``; a module differentiated already
+    (it has a backward entry) as it is (Note [compile stages])."""
+    if "backward" in entry_functions(module):
+        return module
+    log.run(Stage.FUNCTIONAL, to_functional, module, options)
+    if check_functional is not None:
+        check_functional(module)
+    if to is not Stage.FUNCTIONAL and not options.freeze:
+        log.run(Stage.DIFFERENTIATED, to_differentiated, module, options)
+    return module
+
+
+def to_kernel_level(module: ModuleOp, device: str, options: CompileOptions, log: StageLog, *,
+                    to: Stage = Stage.PLANNED) -> ModuleOp:
+    """``module`` (at the host level) in place through ``kernel`` and, unless ``to`` says so, ``planned``."""
+    log.run(Stage.KERNEL, to_kernel, module, device, options)
+    if to is Stage.KERNEL:
+        return module
+    log.run(Stage.PLANNED, to_planned, module, options)
+    return module
+
+
+def to_executable(module: ModuleOp, options: CompileOptions, frame: Frame,
+                  log: StageLog) -> ModuleCall | TrainingCall:
+    """The call of ``module`` (at the host level) by the options' executor; the kernel stages
+    run first for ``frame.device`` where the executor lowers (Note [compile stages])."""
+    executor = options.chosen_executor
+    final = module
+    if executor.lowering is not None:
+        def lower(functional: ModuleOp, device: str, _: LoweringOptions) -> ModuleOp:
+            return to_kernel_level(functional.clone(), device, options, log)
+
+        final = lowered(module, frame.device, executor.lowering, lower)
+    call_class = TrainingCall if "backward" in entry_functions(module) else ModuleCall
+    start = time.perf_counter()
+    call = call_class(module, frame.trailing, frame.aliases, executor=executor, check_grad=frame.check_grad)
+    log.timed(Stage.EXECUTABLE, time.perf_counter() - start)
+    log.finish(module, final)
+    return call
+
+
+# ---------------------------------------------------------------- the sequences
+
+
+def compile_captured(module: ModuleOp, options: CompileOptions,
+                     frame: Frame) -> ModuleCall | TrainingCall | FrozenCall:
+    """The executable of a captured ``module``, taken over: each stage in order (Note [compile stages])."""
+    log = StageLog(options, frame)
+    verify_module(module)
+    log.record(Stage.CAPTURED, module, frame.capture_seconds)
+    if not options.freeze:
+        to_host_level(module, options, log, check_functional=frame.check_functional)
+        return to_executable(module, options, frame, log)
+    to_host_level(module, options, log, to=Stage.FUNCTIONAL, check_functional=frame.check_functional)
+    if frame.freezes_at_call:
+        from hopc.frontend.freezing import FrozenCall  # frontend.freezing imports this module for its stages
+
+        return FrozenCall(module, options, frame, log)
+    return compile_frozen(module, None, options, frame, log)[0]
+
+
+def compile_frozen(module: ModuleOp, values: Mapping[str, torch.Tensor] | None, options: CompileOptions,
+                   frame: Frame, log: StageLog) -> tuple[ModuleCall | TrainingCall, FreezeReport]:
+    """The call of a functional ``module`` frozen in place with ``values`` (the module's own where
+    none), owning the frozen constants (Note [owned blobs] in ``hopc.ir.resources``); what froze."""
+    owner = BlobOwner()
+    report = log.run(Stage.FROZEN, to_frozen, module, options, values, owner)
+    call = to_executable(module, options, frame, log)
+    owner.release_with(call)
+    return call, report
+
+
+def compile_module(module: ModuleOp, options: CompileOptions) -> ModuleCall | TrainingCall | FrozenCall:
+    """The call of a hop-level ``module`` (a copy of it), taking the entry's arguments explicitly."""
+    verify_module(module)
+    return compile_captured(module.clone(), options, Frame("a hop-level module"))
+
+
+def run_stages(module: ModuleOp, options: CompileOptions, to: Stage, device: str = "cpu",
+               log: StageLog | None = None) -> ModuleOp:
+    """``module`` (captured, verified) in place through the stages ``options`` select up to ``to``,
+    as ``compile_captured`` runs them (``frozen`` with the module's own values)."""
+    log = log or StageLog(options, Frame(f"the stages to {to}"))
+    if to is Stage.CAPTURED:
+        return module
+    to_host_level(module, options, log, to=to)
+    if to is Stage.FUNCTIONAL:
+        return module
+    if options.freeze:
+        log.run(Stage.FROZEN, to_frozen, module, options)
+    if to in (Stage.DIFFERENTIATED, Stage.FROZEN):
+        return module
+    return to_kernel_level(module, device, options, log, to=to)
+
+
+@dataclass(frozen=True)
+class HopcPipelinePass(ModulePass):
+    """Runs the stages hopc.compile runs, from the captured level up to the stage ``to``.
+
+    ``hopc-opt --pass-pipeline='builtin.module(hopc-pipeline{to=kernel})'``:
+    ``to`` is a stage of Note [compile stages] up to ``planned`` (the last IR);
+    ``freeze=true`` freezes in place of differentiating (``to=frozen`` implies
+    it), with the values the module's globals carry; ``executor`` names whose
+    lowering options the kernel stage takes, ``device`` its target.
+    """
+
+    name = "hopc-pipeline"
+
+    to: str = "planned"
+    device: str = "cpu"
+    executor: str = DEFAULT_EXECUTOR
+    freeze: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        stages = [stage.value for stage in Stage if stage is not Stage.EXECUTABLE]
+        if self.to not in stages:
+            raise HopcError(f"hopc-pipeline: to is one of {', '.join(stages)}, not '{self.to}'")
+        to = Stage(self.to)
+        if to is Stage.DIFFERENTIATED and self.freeze:
+            raise HopcError("hopc-pipeline: freeze=true freezes in place of differentiating; "
+                            "use to=frozen")
+        options = CompileOptions(executor=self.executor, freeze=self.freeze or to is Stage.FROZEN)
+        run_stages(op, options, to, self.device)
