@@ -54,12 +54,12 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
-from hopc.backend.interpreter_ops import match_types
 from hopc.backend.interpreter_registry import implementation_of
 from hopc.dialects.hop_module import ENTRY_KIND_BY_NAME, EntryOp
+from hopc.dialects.hop_module_structure import entry_function
 from hopc.ir.diagnostics import HopcError, op_error
-from hopc.ir.module import entry_function
 from hopc.ir.symbolic import UnboundSymbolError
+from hopc.torch_bridge.runtime_types import match_types
 
 
 class InterpreterError(HopcError):

@@ -1,7 +1,7 @@
 """The reference interpreter's ``aten`` dialect: every op runs PyTorch's own kernel.
 
 In-place ops and views act on the very tensors they are given, as in eager
-mode (``hopc.backend.interpreter_ops.call_aten``). ``aten.detach_copy`` (what
+mode (``hopc.torch_bridge.aten_call.call_aten``). ``aten.detach_copy`` (what
 functionalize makes of ``detach``) also detaches from autograd, as ``detach``
 does: PyTorch's own kernel would carry the input's history (and has no
 derivative), which matters where the interpreter runs under autograd (the
@@ -11,9 +11,9 @@ gradient oracle).
 from __future__ import annotations
 
 from hopc.backend.interpreter import Frame
-from hopc.backend.interpreter_ops import call_aten
 from hopc.backend.interpreter_registry import impl, register_impls
 from hopc.dialects.aten import AtenOp, op_class
+from hopc.torch_bridge.aten_call import call_aten
 
 
 @register_impls

@@ -39,13 +39,13 @@ import torch
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 
 from hopc.backend.interpreter import Frame, interpreter_error, run_region
-from hopc.backend.interpreter_ops import bind_parameters
 from hopc.backend.interpreter_registry import impl, register_impls
 from hopc.dialects import hop
 from hopc.dialects.hop_interface import Operand, RunCount, hop_interface
-from hopc.ir.constants import constant_tensor
-from hopc.ir.torch_values import dtype_of, evaluate_dim
 from hopc.ir.types import SymFloatType, TensorType
+from hopc.torch_bridge.runtime_types import bind_parameters
+from hopc.torch_bridge.tensor_constants import constant_tensor
+from hopc.torch_bridge.torch_values import dtype_of, evaluate_dim
 
 _SYM_UNARY_FUNCTIONS: dict[type[Operation], Callable[[int | float], float]] = {
     hop.SymFloatOp: float, hop.SymSqrtOp: math.sqrt,

@@ -15,7 +15,7 @@ from hopc.backend.interpreter import Frame, interpreter_error
 from hopc.backend.interpreter_hop import run_callee
 from hopc.backend.interpreter_registry import impl, register_impls
 from hopc.dialects.kernel import AllocOp, LaunchOp
-from hopc.ir.torch_values import dtype_of, evaluate_dim
+from hopc.torch_bridge.torch_values import dtype_of, evaluate_dim
 
 
 @register_impls

@@ -20,7 +20,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.runtime.executors import DEFAULT_LOWERING, LoweringOptions
-from hopc.ir.context import make_context
+from hopc.dialects.context import make_context
 from hopc.passes.convert_hop_to_kernel import convert_to_kernel
 from hopc.passes.lift_symbols import LiftSymbolsPass
 from hopc.passes.plan_memory import plan_memory

@@ -33,8 +33,7 @@ import pathlib
 import stat
 import traceback
 
-from hopc.frontend.errors import user_location
-from hopc.ir.diagnostics import HopcError
+from hopc.ir.diagnostics import HopcError, user_location
 
 _NOT_FOLLOWED = getattr(os, "O_NOFOLLOW", 0)
 

@@ -29,9 +29,9 @@ import hopc
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.hop import ConstantOp, SubgraphOp
 from hopc.dialects.hop_interface import hop_interface
-from hopc.ir.constants import constant_bytes
 from hopc.passes.freeze import freeze
 from hopc.passes.pipeline import run_pipeline
+from hopc.torch_bridge.tensor_constants import constant_bytes
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "frontend"))
 from call_overhead import mean_call_us  # bench/ is the script's own directory

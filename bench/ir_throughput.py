@@ -1,10 +1,11 @@
 """IR throughput of ``hopc-opt`` against ``xdsl-opt`` on large generated modules.
 
     python bench/ir_throughput.py [--sizes 1000 10000 50000] [--repeats 5]
+    python bench/ir_throughput.py --passes [--quick] [--sizes 1000 2000 4000 8000] [--repeats 3]
 
-Generates hop-level modules of 1k, 10k and 50k ATen ops (a realistic mix:
-elementwise ops, matmuls, views with symbolic sizes, shape-symbol arithmetic,
-repeated subexpressions for CSE, and nested ``hop.cond``/``hop.while`` regions),
+Generates hop-level modules of 1k, 10k and 50k ATen ops (``bench/ir_modules.py``: a
+realistic mix of elementwise ops, matmuls, views with symbolic sizes, shape-symbol
+arithmetic, repeated subexpressions for CSE, and nested ``hop.cond``/``hop.while`` regions),
 writes each in generic form to a temporary directory, and times, in one run:
 
 - ``hopc-opt file`` (parse, verify, print),
@@ -25,6 +26,12 @@ the module. Targets (issue 2):
 - hopc-opt round trip at most 1.2x xdsl-opt's;
 - canonicalize+cse adds at most 50% on top of hopc-opt's round trip;
 - the per-op cost at 50k ops at most 1.3x the per-op cost at 1k.
+
+``--passes`` instead measures, in process, the per-op cost of every
+registered pass (each on an input of the level it expects), of parsing and of
+printing, at 1k, 2k, 4k and 8k ATen ops (``--quick``: 250 to 2k), and the
+growth of each from the smallest size to the largest (target, issue 25: at
+most 1.3x); ``bench/pass_scaling.py`` says how.
 """
 
 from __future__ import annotations
@@ -42,177 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import xdsl
-
-HIDDEN = 64
-"""Feature width of every activation: ``!hop.tensor<[s0, 64], f32>``."""
-
-
-# --------------------------------------------------------------------------- generation
-
-
-def _tensor(*dims: int | str, dtype: str = "f32") -> str:
-    return f"!hop.tensor<[{', '.join(map(str, dims))}], {dtype}>"
-
-
-ACTIVATION = _tensor("s0", HIDDEN)
-WEIGHT = _tensor(HIDDEN, HIDDEN)
-PREDICATE = _tensor(dtype="i1")
-COUNTER = _tensor(dtype="i64")
-
-
-class ModuleWriter:
-    """Writes the generic form of a module of about ``target`` ATen ops.
-
-    Values are SSA names; ``emit_*`` methods append one op each and return its
-    result. Regions nest up to two levels: a ``hop.while`` whose body holds a
-    ``hop.cond``.
-    """
-
-    def __init__(self, target: int):
-        self.target = target
-        self.aten_ops = 0
-        self.lines: list[str] = []
-        self.counter = 0
-        self.indent = 2
-
-    def fresh(self) -> str:
-        self.counter += 1
-        return f"%v{self.counter}"
-
-    def emit(self, text: str) -> None:
-        self.lines.append(" " * self.indent + text)
-
-    def aten(self, name: str, operands: list[str], operand_types: list[str],
-             result_type: str, properties: str = "") -> str:
-        result = self.fresh()
-        props = f" <{{{properties}}}>" if properties else ""
-        self.emit(f'{result} = "aten.{name}"({", ".join(operands)}){props} : '
-                  f'({", ".join(operand_types)}) -> {result_type}')
-        self.aten_ops += 1
-        return result
-
-    # ----------------------------------------------------------------- op mixes
-
-    def elementwise_block(self, x: str, w: str) -> str:
-        """Nine ATen ops: a linear layer, activations, a view round trip and a repeated relu."""
-        h = self.aten("mm", [x, w], [ACTIVATION, WEIGHT], ACTIVATION)
-        h = self.aten("add.Tensor", [h, x], [ACTIVATION, ACTIVATION], ACTIVATION,
-                      "alpha = 1 : i64")
-        a = self.aten("relu", [h], [ACTIVATION], ACTIVATION)
-        again = self.aten("relu", [h], [ACTIVATION], ACTIVATION)  # CSE merges it with `a`
-        s = self.aten("sigmoid", [a], [ACTIVATION], ACTIVATION)
-        m = self.aten("mul.Tensor", [s, again], [ACTIVATION, ACTIVATION], ACTIVATION)
-        halves = _tensor("2*s0", HIDDEN // 2)
-        v = self.aten("view", [m], [ACTIVATION], halves,
-                      f"size = [#hop.expr<2*s0>, {HIDDEN // 2} : i64]")
-        v = self.aten("mul.Scalar", [v], [halves], halves, "other = 5.000000e-01 : f64")
-        return self.aten("view", [v], [halves], ACTIVATION,
-                         f"size = [#hop.expr<s0>, {HIDDEN} : i64]")
-
-    def symbol_arithmetic(self, x: str) -> None:
-        """Shape-symbol ops, as Dynamo emits them for size checks; unused, so dead."""
-        n = self.fresh()
-        self.emit(f'{n} = "hop.sym_size"({x}) <{{dim = 0 : i64}}> : ({ACTIVATION}) '
-                  "-> !hop.symint<s0>")
-        two = self.fresh()
-        self.emit(f'{two} = "hop.sym_constant"() : () -> !hop.symint<2>')
-        product = self.fresh()
-        self.emit(f'{product} = "hop.sym_mul"({n}, {two}) : (!hop.symint<s0>, !hop.symint<2>) '
-                  f"-> !hop.symint<2*s0>")
-
-    def cond(self, p: str, x: str, w: str) -> str:
-        """A ``hop.cond`` whose branches hold one block each."""
-        result = self.fresh()
-        self.emit(f'{result} = "hop.cond"({p}, {x}, {w}) ({{')
-        for _ in range(2):
-            self.indent += 2
-            bx, bw = self.fresh(), self.fresh()
-            self.emit(f"^bb0({bx}: {ACTIVATION}, {bw}: {WEIGHT}):")
-            self.indent += 2
-            y = self.elementwise_block(bx, bw)
-            self.emit(f'"hop.yield"({y}) : ({ACTIVATION}) -> ()')
-            self.indent -= 4
-            self.emit("}, {" if _ == 0 else "})"
-                      f" : ({PREDICATE}, {ACTIVATION}, {WEIGHT}) -> {ACTIVATION}")
-        return result
-
-    def while_loop(self, x: str, i: str, w: str) -> str:
-        """A ``hop.while`` counting ``i`` down, whose body holds a block and a ``hop.cond``."""
-        result = self.fresh()
-        self.emit(f'{result}:2 = "hop.while"({x}, {i}, {w}) '
-                  f"<{{operandSegmentSizes = array<i32: 2, 1>}}> ({{")
-        self.indent += 2
-        cx, ci, cw = self.fresh(), self.fresh(), self.fresh()
-        self.emit(f"^bb0({cx}: {ACTIVATION}, {ci}: {COUNTER}, {cw}: {WEIGHT}):")
-        self.indent += 2
-        go = self.aten("gt.Scalar", [ci], [COUNTER], PREDICATE, "other = 0 : i64")
-        self.emit(f'"hop.yield"({go}) : ({PREDICATE}) -> ()')
-        self.indent -= 4
-        self.emit("}, {")
-        self.indent += 2
-        bx, bi, bw = self.fresh(), self.fresh(), self.fresh()
-        self.emit(f"^bb0({bx}: {ACTIVATION}, {bi}: {COUNTER}, {bw}: {WEIGHT}):")
-        self.indent += 2
-        y = self.elementwise_block(bx, bw)
-        odd = self.aten("remainder.Scalar", [bi], [COUNTER], COUNTER, "other = 2 : i64")
-        p = self.aten("eq.Scalar", [odd], [COUNTER], PREDICATE, "other = 1 : i64")
-        y = self.cond(p, y, bw)
-        step = self.aten("sub.Scalar", [bi], [COUNTER], COUNTER, "other = 1 : i64")
-        self.emit(f'"hop.yield"({y}, {step}) : ({ACTIVATION}, {COUNTER}) -> ()')
-        self.indent -= 4
-        self.emit(f"}}) : ({ACTIVATION}, {COUNTER}, {WEIGHT}) -> ({ACTIVATION}, {COUNTER})")
-        return f"{result}#0"
-
-    # ----------------------------------------------------------------- module
-
-    def module(self) -> str:
-        self.indent = 4
-        x, w, p, i = "%x", "%w", "%p", "%i"
-        step = 0
-        while self.aten_ops < self.target:
-            if step % 10 == 9 and self.target - self.aten_ops > 40:
-                x = self.while_loop(x, i, w)
-            elif step % 10 == 4 and self.target - self.aten_ops > 20:
-                x = self.cond(p, x, w)
-            else:
-                x = self.elementwise_block(x, w)
-            if step % 5 == 0:
-                self.symbol_arithmetic(x)
-            step += 1
-        signature = f"({WEIGHT}, {ACTIVATION}, {PREDICATE}, {COUNTER}) -> {ACTIVATION}"
-        header = [
-            '"builtin.module"() ({',
-            '  "hop.symbol"() <{sym_name = "s0", kind = "backed", lower = 2 : i64}> : () -> ()',
-            f'  "hop.parameter"() <{{sym_name = "w", type = {WEIGHT}}}> : () -> ()',
-            f'  "func.func"() <{{sym_name = "forward", function_type = {signature}, '
-            'arg_attrs = [{hop.parameter = @w}, {}, {}, {}]}> ({',
-            f"  ^bb0(%w: {WEIGHT}, %x: {ACTIVATION}, %p: {PREDICATE}, %i: {COUNTER}):",
-        ]
-        footer = [
-            f'    "func.return"({x}) : ({ACTIVATION}) -> ()',
-            "  }) : () -> ()",
-            "}) : () -> ()",
-        ]
-        return "\n".join(header + self.lines + footer) + "\n"
-
-
-def tiny_module() -> str:
-    """One ATen op: the fixed cost of starting a tool and handling a module."""
-    writer = ModuleWriter(0)
-    writer.indent = 4
-    y = writer.aten("relu", ["%x"], [ACTIVATION], ACTIVATION)
-    writer.lines.append(f'    "func.return"({y}) : ({ACTIVATION}) -> ()')
-    return "\n".join([
-        '"builtin.module"() ({',
-        '  "hop.symbol"() <{sym_name = "s0", kind = "backed", lower = 2 : i64}> : () -> ()',
-        f'  "func.func"() <{{sym_name = "forward", '
-        f"function_type = ({ACTIVATION}) -> {ACTIVATION}}}> ({{",
-        f"  ^bb0(%x: {ACTIVATION}):",
-        *writer.lines,
-        "  }) : () -> ()",
-        "}) : () -> ()",
-    ]) + "\n"
-
+from ir_modules import ModuleWriter, tiny_module
 
 # --------------------------------------------------------------------------- timing
 
@@ -279,9 +116,26 @@ def time_tools(measured: list[Tool], path: Path, repeats: int) -> dict[str, Timi
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--sizes", type=int, nargs="+")
+    parser.add_argument("--repeats", type=int)
+    parser.add_argument("--passes", action="store_true",
+                        help="per-op cost of every pass, parse and print, in process (bench/pass_scaling.py)")
+    parser.add_argument("--quick", action="store_true", help="with --passes: smaller sizes, two repeats")
+    parser.add_argument("--only", nargs="+", metavar="PASS", help="with --passes: these passes only")
     args = parser.parse_args()
+    if args.passes:
+        from pass_scaling import run
+
+        sizes = args.sizes or ([250, 500, 1000, 2000] if args.quick else [1000, 2000, 4000, 8000])
+        run(sizes, args.repeats or (2 if args.quick else 3), args.only)
+        return
+    args.sizes = args.sizes or [1000, 10000, 50000]
+    args.repeats = args.repeats or 5
+    compare_tools(args)
+
+
+def compare_tools(args: argparse.Namespace) -> None:
+    """The process-level comparison of the module docstring."""
     with_passes = passes_available()
     measured = tools(with_passes)
     with tempfile.TemporaryDirectory(prefix="hopc-bench-") as directory:

@@ -44,8 +44,8 @@ from xdsl.dialects.func import Func
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from hopc.ir.context import make_context
-from hopc.ir.parse import parse_module
+from hopc.dialects.context import make_context
+from hopc.dialects.parse import parse_module
 from hopc.passes import pass_class
 
 T = "!hop.tensor<[s0, 8], f32>"

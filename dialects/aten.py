@@ -3,7 +3,7 @@
 The ops are not a hand-written list. ``aten_ops.json`` (generated from PyTorch's
 operator registry) holds every overload's schema, and the op class of an
 overload is built from its schema the first time a context asks for it
-(``HopcContext`` in ``hopc.ir.context``), so parsing a file costs only the ops
+(``HopcContext`` in ``hopc.dialects.context``), so parsing a file costs only the ops
 it uses and never imports torch. A custom operator's op (``custom.<ns>.<name>``)
 is an ``AtenOp`` of the schema its registry declares (Note [custom operators] in
 ``hopc.dialects.custom``).

@@ -1,7 +1,7 @@
 """The values of ATen's enum-like argument types, as strings, checked without torch.
 
 An ``aten`` op stores a ``Device``, ``Layout`` or ``MemoryFormat`` argument as a
-string (``{memory_format = "channels_last"}``); ``hopc.ir.torch_values`` turns
+string (``{memory_format = "channels_last"}``); ``hopc.torch_bridge.torch_values`` turns
 it into the torch value when the op runs. The verifier checks the string
 here, so that IR naming no such value is refused where it is written
 (``file:line:col: error:``), not when it runs. The names are torch's own:

@@ -4,7 +4,7 @@
 named tensors; ``hop.entry`` names an entry function by symbol and says what
 kind of entry it is. The attribute names that give every entry argument and
 result its role are defined here too (Note [entry signature]);
-``hopc.ir.signature`` reads them and ``hopc.ir.module`` checks them across
+``hopc.dialects.hop_function_signature`` reads them and ``hopc.dialects.hop_module_structure`` checks them across
 functions. The ``Hop`` dialect (``hopc.dialects.hop``) registers these ops and
 re-exports them.
 
@@ -201,7 +201,7 @@ class ConstantOp(IRDLOperation):
 
     or ``hop.constant @w = dense_resource<w> : tensor<64x64xf32> : ...`` with
     the bytes of ``w`` in the file's resource section (``hopc.ir.resources``):
-    ``hopc.ir.constants.constant_op`` makes a large value so.
+    ``hopc.torch_bridge.tensor_constants.constant_op`` makes a large value so.
     Restrictions: the value has the type's shape and element type.
     """
 

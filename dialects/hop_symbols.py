@@ -54,7 +54,7 @@ class SymbolOp(IRDLOperation):
     in the example the program was captured with (the frontend records it for
     backed symbols; an unbacked one has none). It means nothing to the
     program's semantics: tracers use it as the example size (Note [trace
-    hints] in ``hopc.ir.op_tracer``). Invariant: a hint lies in the range.
+    hints] in ``hopc.torch_bridge.op_tracer``). Invariant: a hint lies in the range.
     """
 
     name = "hop.symbol"

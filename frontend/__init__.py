@@ -7,14 +7,10 @@
     aten_lowering.py    pre-dispatch ATen tracing (Note [pre-dispatch capture])
     constant_hoisting.py  constants made in HOP bodies become operands (Note [hoisted constants])
     module_import.py    the module: symbols, globals, subgraphs, entry function
-    importer.py         one FX graph -> one block; ATen calls and symbolic scalars
-    hop_regions.py      one import method per HOP kind
-    aten_import.py      one ATen call -> one aten op (Note [wrapped numbers])
-    shape_symbols.py    torch sizes -> expression text; hop.symbol declarations
-    locations.py        node -> the user's file, line and column
     errors.py           located errors about the user's program
     compile.py          hopc.compile
     dynamo_backend.py   torch.compile(backend="hopc")
 
+The FX importer that capture uses is ``hopc.fx_import``'s.
 Running a module is the runtime's (``hopc.backend.runtime``): the frontend captures, the runtime runs.
 """

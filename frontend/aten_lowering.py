@@ -35,11 +35,11 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from hopc.frontend.autograd_functions import keep_autograd_functions
 from hopc.frontend.cond_predicates import boolean_predicates
 from hopc.frontend.constant_hoisting import hoist_constants
-from hopc.frontend.errors import first_paragraph
 from hopc.frontend.functorch_grad import retarget_functorch_grad
 from hopc.frontend.kept_regions import keep_regions
-from hopc.frontend.locations import node_location
 from hopc.frontend.while_int_carries import tensor_int_carries
+from hopc.fx_import.errors import first_paragraph
+from hopc.fx_import.locations import node_location
 from hopc.ir.diagnostics import HopcError
 
 

@@ -56,8 +56,8 @@ from torch._higher_order_ops.utils import reenter_make_fx, register_fake
 from torch._ops import HigherOrderOperator
 from torch.fx.experimental.proxy_tensor import ProxyTorchDispatchMode, track_tensor_tree
 
-from hopc.frontend.errors import unsupported
 from hopc.frontend.nested_graphs import rewrite_nested_graphs
+from hopc.fx_import.errors import unsupported
 
 _AUTOGRAD_FUNCTION_APPLY = torch.ops.higher_order.autograd_function_apply
 

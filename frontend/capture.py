@@ -24,13 +24,13 @@ import torch.fx
 from torch._subclasses.fake_tensor import FakeTensorMode
 from xdsl.dialects.builtin import ModuleOp
 
+from hopc.dialects.verify import verify_module
 from hopc.frontend.aten_lowering import lower_to_aten
 from hopc.frontend.direct_capture import direct_graph
 from hopc.frontend.dynamo_capture import dynamo_graph, lift_tensor_attributes
 from hopc.frontend.module_import import EntryArgument, import_module
-from hopc.frontend.shape_symbols import ShapeSymbols
+from hopc.fx_import.shape_symbols import ShapeSymbols
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.verify import verify_module
 
 
 def capture(program: Callable, args: tuple | list, kwargs: dict | None = None, *,

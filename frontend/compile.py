@@ -55,9 +55,9 @@ from xdsl.dialects.builtin import ModuleOp
 from hopc.driver import CompileOptions, FrameReports, compile_module, compile_options
 from hopc.frontend.dynamo_backend import hopc_backend
 from hopc.frontend.eager_fallback import EagerFallbacks
-from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc, user_location
+from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc
 from hopc.frontend.module_hooks import ModuleHooks
-from hopc.ir.diagnostics import HopcError
+from hopc.ir.diagnostics import HopcError, user_location
 
 _DYNAMO_CONFIG = {
     "capture_scalar_outputs": True,

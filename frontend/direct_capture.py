@@ -60,8 +60,8 @@ from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
 from hopc.frontend.constant_hoisting import hoist_constants
 from hopc.frontend.dynamo_capture import input_names, lift_tensor_attributes
-from hopc.frontend.locations import is_hopc_source, is_torch_source
 from hopc.frontend.module_import import EntryArgument
+from hopc.ir.diagnostics import is_hopc_source, is_torch_source
 
 _HOP_UTILITIES = importlib.import_module("torch._higher_order_ops.utils")
 _INVOKE_SUBGRAPH = importlib.import_module("torch._higher_order_ops.invoke_subgraph")

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 import torch._dynamo.convert_frame
 
-from hopc.frontend.errors import first_paragraph
+from hopc.fx_import.errors import first_paragraph
 
 _NESTED_FAILURE = "*** While handling this graph break, another graph break occurred: ***"
 """How Dynamo joins a graph break to the one it hit while handling it (the later one is last)."""

@@ -9,67 +9,10 @@ from __future__ import annotations
 
 import inspect
 import traceback
-from collections.abc import Iterator
 
-import torch.fx
-
-from hopc.frontend.locations import is_hopc_source, is_torch_source, node_location
 from hopc.frontend.while_int_carries import int_carries_in_grad_mode
-from hopc.ir.diagnostics import HopcError, Location
-
-
-def unsupported(node: torch.fx.Node, construct: str) -> HopcError:
-    """``construct`` is not supported, at the line that produced ``node``.
-
-    A node without a recorded line (PyTorch's own, such as an autocast switch)
-    is located at the nearest node after it, else before it, that has one.
-    """
-    location = node_location(node)
-    for neighbour in (*_following(node), *_preceding(node)):
-        if location is not None:
-            break
-        location = node_location(neighbour)
-    return HopcError(f"unsupported: {construct}", location)
-
-
-def _following(node: torch.fx.Node) -> Iterator[torch.fx.Node]:
-    while node.next.op != "root":
-        node = node.next
-        yield node
-
-
-def _preceding(node: torch.fx.Node) -> Iterator[torch.fx.Node]:
-    while node.prev.op != "root":
-        node = node.prev
-        yield node
-
-
-def first_paragraph(error: BaseException) -> str:
-    """The head of a (often very long) PyTorch error message.
-
-    Dynamo's messages are paragraphs: a headline that may end in a colon and
-    introduce the next one, then indented details of which the
-    ``Explanation:`` line is the useful one; the rest (hints, debug context,
-    links, the user's stack, which the location already gives) is dropped.
-    """
-    text = str(error).strip() or type(error).__name__
-    summary = []
-    for paragraph in (p for p in text.split("\n\n") if p.strip()):
-        lines = [line.strip() for line in paragraph.strip().splitlines()]
-        summary.append(lines[0])
-        summary += [line for line in lines[1:] if line.startswith("Explanation:")]
-        if not lines[0].endswith(":"):
-            break
-    return " ".join(summary)
-
-
-def user_location(stack: traceback.StackSummary | None) -> Location | None:
-    """The innermost frame outside PyTorch's and hopc's sources."""
-    for frame in reversed(stack or []):
-        if not is_torch_source(frame.filename) and not is_hopc_source(frame.filename):
-            column = (frame.colno or 0) + 1
-            return Location(frame.filename, frame.lineno or 1, column)
-    return None
+from hopc.fx_import.errors import first_paragraph
+from hopc.ir.diagnostics import HopcError, Location, is_torch_source, user_location
 
 
 def definition_location(program: object) -> Location | None:

@@ -57,11 +57,10 @@ from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.training_call import TrainingCall
+from hopc.dialects.hop_module_structure import entry_signature
 from hopc.driver import CompileOptions, Frame, compile_frozen
 from hopc.driver_log import StageLog
-from hopc.frontend.errors import user_location
-from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_signature
+from hopc.ir.diagnostics import HopcError, user_location
 
 
 @dataclass(frozen=True)

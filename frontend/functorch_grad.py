@@ -69,9 +69,10 @@ import torch.fx
 from torch._functorch import predispatch
 from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing, make_fx
 
-from hopc.frontend.errors import unsupported
-from hopc.frontend.locations import is_torch_source, node_location
 from hopc.frontend.nested_graphs import rewrite_nested_graphs
+from hopc.fx_import.errors import unsupported
+from hopc.fx_import.locations import node_location
+from hopc.ir.diagnostics import is_torch_source
 
 _functorch = torch._C._functorch
 _ENTER = _functorch._grad_increment_nesting

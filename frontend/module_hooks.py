@@ -38,8 +38,7 @@ from collections.abc import Callable
 import torch
 from torch.nn.modules import module as nn_module
 
-from hopc.frontend.errors import user_location
-from hopc.ir.diagnostics import HopcError
+from hopc.ir.diagnostics import HopcError, user_location
 
 _GLOBAL_HOOK_DICTS = (nn_module._global_forward_pre_hooks, nn_module._global_forward_hooks,
                       nn_module._global_backward_pre_hooks, nn_module._global_backward_hooks)

@@ -19,7 +19,7 @@ buffer on its global, as torch-mlir's importer records a frozen module's::
 with the bytes in the file's resource section (``hopc.to_text`` appends it,
 ``hopc.parse`` reads it back: ``hopc.ir.resources``). A weight is a resource
 whatever its size, unlike a folded constant (Note [constant values] in
-``hopc.ir.constants``): the text then keeps every weight in one place, out of
+``hopc.torch_bridge.tensor_constants``): the text then keeps every weight in one place, out of
 the IR a reader or a FileCheck line looks at. The entry still takes each
 weight as an argument: the value is the one the global starts with, which
 ``--freeze`` folds into the program where the program never changes it (Note
@@ -53,11 +53,11 @@ from xdsl.ir import Attribute, Block, Operation, Region
 
 from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp
 from hopc.dialects.hop_module import REQUIRES_GRAD
-from hopc.frontend.importer import GraphImporter, ModuleImports
-from hopc.frontend.shape_symbols import ShapeSymbols
-from hopc.ir.constants import tensor_value
-from hopc.ir.module import STRIDES
+from hopc.dialects.hop_module_structure import STRIDES
+from hopc.fx_import.importer import GraphImporter, ModuleImports
+from hopc.fx_import.shape_symbols import ShapeSymbols
 from hopc.ir.types import TensorType, dim_attribute
+from hopc.torch_bridge.tensor_constants import tensor_value
 
 PARAMETER, BUFFER, CONSTANT = "hop.parameter", "hop.buffer", "hop.constant"
 

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 import torch
 import torch.fx
 
-from hopc.frontend.errors import unsupported
+from hopc.fx_import.errors import unsupported
 
 
 def detach_no_grad_spans(graph_module: torch.fx.GraphModule, requires_grad: Sequence[bool]) -> None:

@@ -61,7 +61,7 @@ from hopc.backend.runtime.output_aliases import (
     ViewStep,
 )
 from hopc.frontend.autograd_functions import hopc_autograd_function
-from hopc.frontend.errors import unsupported
+from hopc.fx_import.errors import unsupported
 
 
 def output_aliases(aten_graph: torch.fx.GraphModule) -> OutputAliases:

@@ -12,7 +12,7 @@ The public API; each entry point imports its machinery on first use, so that
   ``CompileOptions`` says (``hopc.driver``), given whole as ``options`` or
   field by field as keywords (``executor="aten"``, ``freeze=True``, ...);
 - ``parse(text)`` -> the module that hop-level IR text denotes
-  (``hopc.ir.parse.parse_module``);
+  (``hopc.dialects.parse.parse_module``);
 - ``to_text(module, *, debuginfo=False, generic=False)`` -> the module's
   text; with ``debuginfo`` every op's location is printed too
   (``loc("model.py":12:9)``, the user's Python line for a captured op), as
@@ -60,7 +60,7 @@ def compile(program: Any, options: Any = None, **keywords: Any) -> Any:
 
 
 def parse(text: str, **options: Any) -> Any:
-    from hopc.ir.parse import parse_module
+    from hopc.dialects.parse import parse_module
 
     return parse_module(text, **options)
 
@@ -79,6 +79,6 @@ def to_text(module: Any, *, debuginfo: bool = False, generic: bool = False) -> s
 
 capture.__doc__ = "The captured-level module of ``program(*args, **kwargs)`` (see ``hopc.frontend.capture``)."
 compile.__doc__ = "A callable with ``program``'s eager semantics (see ``hopc.frontend.compile``)."
-parse.__doc__ = "The module that hop-level IR ``text`` denotes (see ``hopc.ir.parse.parse_module``)."
+parse.__doc__ = "The module that hop-level IR ``text`` denotes (see ``hopc.dialects.parse.parse_module``)."
 to_text.__doc__ = ("The text of ``module``; with ``debuginfo``, each op's ``loc(...)`` too; "
                    "``generic``: MLIR's generic form.")

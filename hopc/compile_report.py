@@ -51,8 +51,7 @@ from dataclasses import dataclass
 from xml.etree import ElementTree
 
 from hopc.backend.private_directory import private_directory, write_private_file
-from hopc.frontend.errors import user_location
-from hopc.ir.diagnostics import HopcError
+from hopc.ir.diagnostics import HopcError, user_location
 from hopc.passes.view_op_graph import RENDER_TIMEOUT_SECONDS, op_graph_dot, render_svg
 
 

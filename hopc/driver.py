@@ -79,11 +79,11 @@ from hopc.backend.runtime.executors import (
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.backend.runtime.training_call import TrainingCall
+from hopc.dialects.hop_module_structure import entry_functions, entry_signature
+from hopc.dialects.verify import verify_module
 from hopc.driver_log import FrameReports, StageLog
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_functions, entry_signature
 from hopc.ir.resources import BlobOwner
-from hopc.ir.verify import verify_module
 from hopc.passes.freeze import DEFAULT_MAX_CONSTANT_BYTES, FreezeReport, freeze
 from hopc.passes.pipeline import run_pipeline
 

@@ -40,9 +40,9 @@ import torch._guards
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 
+from hopc.dialects.hop_module_structure import entry_functions, entry_signature
 from hopc.dialects.kernel import AllocOp, LaunchOp
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_functions, entry_signature
 from hopc.ir.symbolic import print_expr
 from hopc.ir.types import ExprAttr
 from hopc.passes.plan_memory.peak import buffer_bytes

@@ -4,8 +4,9 @@ The one place a dialect is added (as xDSL's ``universe``): ``DIALECTS`` names
 the module attribute that holds each ``Dialect``, ``INTERPRETER_IMPLS`` the
 classes that run its ops in the reference interpreter
 (``hopc.backend.interpreter_registry``; one per op file where a dialect's ops
-are split over several). Both are ``"module:attribute"``
-strings, imported only when a dialect is first used, so ``import hopc`` and
+are split over several), ``CAN_GENERATE`` the predicate that says which ATen
+ops a generated kernel computes (``convert-hop-to-kernel`` fuses those). All are
+``"module:attribute"`` strings, imported only when first used, so ``import hopc`` and
 parsing a module that mentions only ``hop`` ops stay fast. Neither ``ir/``
 nor the interpreter core names a dialect.
 """
@@ -33,6 +34,10 @@ INTERPRETER_IMPLS: dict[str, tuple[str, ...]] = {
     "kernel": ("hopc.backend.interpreter_kernel:KernelImpls",),
 }
 """Dialect name -> ``module:attribute`` of each class of its interpreter implementations."""
+
+
+CAN_GENERATE = "hopc.backend.triton.ops:can_emit"
+"""``module:attribute`` of ``(AtenOp) -> bool``: whether the kernel code generator writes the op."""
 
 
 def load(reference: str) -> object:

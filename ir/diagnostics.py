@@ -2,15 +2,23 @@
 
 A ``HopcError`` carries a message and a location (file, line, column); its
 ``format()`` is the MLIR diagnostic ``file:line:col: error: message``. Ops get
-their locations from the parser (``hopc.ir.parse``) or from the frontend (the
+their locations from the parser (``hopc.dialects.parse``) or from the frontend (the
 user's Python line), so any error raised about an op can be located.
+
+``user_location`` is the user's line in a Python stack (the innermost frame
+outside PyTorch's and hopc's sources): the runtime and the frontend locate
+errors about a call there. It imports no torch (``is_torch_source``).
 """
 
 from __future__ import annotations
 
 import bisect
+import importlib.util
+import os
 import re
+import traceback
 from dataclasses import dataclass
+from functools import cache
 
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, NameLoc, StringAttr
 from xdsl.ir import Attribute, Operation
@@ -90,3 +98,33 @@ class LineIndex:
     def line_column(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self._starts, offset) - 1
         return line + 1 + self._line_offset, offset - self._starts[line] + 1
+
+
+_HOPC_PACKAGES = ("hopc", "hopc.ir", "hopc.dialects", "hopc.passes", "hopc.frontend", "hopc.backend")
+"""hopc's top-level packages (in an editable install, each a top-level folder of the checkout)."""
+
+
+@cache
+def _source_folders(packages: tuple[str, ...]) -> tuple[str, ...]:
+    """The folders of ``packages``, found without importing them (``hopc-opt`` never imports torch)."""
+    return tuple(os.path.abspath(folder) + os.sep for package in packages
+                 for folder in importlib.util.find_spec(package).submodule_search_locations)
+
+
+def is_torch_source(path: str) -> bool:
+    """Whether ``path`` is one of PyTorch's own source files."""
+    return path.startswith(_source_folders(("torch",)))
+
+
+def is_hopc_source(path: str) -> bool:
+    """Whether ``path`` is one of hopc's own source files."""
+    return path.startswith(_source_folders(_HOPC_PACKAGES))
+
+
+def user_location(stack: traceback.StackSummary | None) -> Location | None:
+    """The innermost frame outside PyTorch's and hopc's sources."""
+    for frame in reversed(stack or []):
+        if not is_torch_source(frame.filename) and not is_hopc_source(frame.filename):
+            column = (frame.colno or 0) + 1
+            return Location(frame.filename, frame.lineno or 1, column)
+    return None

@@ -20,7 +20,7 @@ store and ``resource_section`` prints what a module references.
 Note [one blob store]
 ~~~~~~~~~~~~~~~~~~~~~
 ``dense_resource<w>`` holds only a handle, so whoever reads or prints a value
-(``hopc.ir.constants.constant_tensor``, ``hopc.to_text``, the interpreter)
+(``hopc.torch_bridge.tensor_constants.constant_tensor``, ``hopc.to_text``, the interpreter)
 must find the blob from the handle alone, with no context in hand: the store
 is one per process, as xDSL's own builtin store is. Its invariant: a handle,
 once bound, names the same bytes for the life of the process. ``intern``
@@ -28,7 +28,7 @@ binds a new handle to fresh bytes, reuses one already bound to equal bytes,
 and otherwise picks ``w_1``, ``w_2``, ...; it never rebinds. Parsing text
 whose handle ``w`` is bound to other bytes (two files that both name a blob
 ``w``) binds the new bytes to a fresh handle and ``rename_resources``
-rewrites the parsed module to it (``hopc.ir.parse`` does both), so a module's
+rewrites the parsed module to it (``hopc.dialects.parse`` does both), so a module's
 text parses back to the same text, and to the same bytes, however many
 modules the process holds. A blob bound so lives as long as the store, as
 in an MLIR context; one bound for an owner lives as long as its owners

@@ -49,8 +49,8 @@ from xdsl.passes import ModulePass
 
 from hopc.dialects.hop import SubgraphOp, SymSizeOp
 from hopc.dialects.hop_interface import append_invariant_operands, hop_interface
+from hopc.dialects.hop_module_structure import declared_symbols
 from hopc.ir.diagnostics import op_error
-from hopc.ir.module import declared_symbols
 from hopc.ir.types import SymFloatType, SymIntType, is_float_symbol_name
 from hopc.passes.lift_symbols_analysis import (
     binds_by_shape,

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from hopc.ir.verify import verify_module
+from hopc.dialects.verify import verify_module
 from hopc.passes import pass_class
 
 STAGES: tuple[str, ...] = ("functionalize", "lift-symbols", "canonicalize", "cse", "dce")
@@ -38,7 +38,7 @@ def run_pipeline(module: ModuleOp, stages: Sequence[str] = STAGES,
     once after the last.
     """
     if context is None:
-        from hopc.ir.context import make_context
+        from hopc.dialects.context import make_context
 
         context = make_context()
     for name in stages:

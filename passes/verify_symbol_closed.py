@@ -22,8 +22,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from hopc.dialects.hop_module_structure import declared_symbols
 from hopc.ir.diagnostics import op_error
-from hopc.ir.module import declared_symbols
 from hopc.passes.lift_symbols_analysis import free_symbols
 
 

@@ -105,7 +105,7 @@ def check_console_script(work: pathlib.Path) -> None:
 
 def check_every_pass(work: pathlib.Path) -> None:
     import hopc
-    from hopc.ir.verify import verify_module
+    from hopc.dialects.verify import verify_module
     from hopc.passes import PASS_CLASSES
     from hopc.tools.opt import main as hopc_opt
 

@@ -18,9 +18,9 @@ from typing import Protocol
 import torch
 from xdsl.dialects.builtin import ModuleOp
 
-from hopc.ir.module import declared_symbols, entry_function
-from hopc.ir.torch_values import dtype_of, evaluate_dim
+from hopc.dialects.hop_module_structure import declared_symbols, entry_function
 from hopc.ir.types import SymIntType, TensorType
+from hopc.torch_bridge.torch_values import dtype_of, evaluate_dim
 
 Choose = Callable[[int], int]
 

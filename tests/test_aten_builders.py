@@ -1,4 +1,4 @@
-"""Typed ATen builders (hopc.dialects.aten_builders): result types from the tracer."""
+"""Typed ATen builders (hopc.torch_bridge.aten_builders): result types from the tracer."""
 
 import itertools
 
@@ -6,10 +6,10 @@ import pytest
 import torch
 
 import hopc
-from hopc.dialects.aten_builders import build_aten, check_result_types, symbol_facts
 from hopc.ir.diagnostics import HopcError, Location
-from hopc.ir.torch_symbolic import SymbolFacts
 from hopc.ir.types import DTYPES, TensorType
+from hopc.torch_bridge.aten_builders import build_aten, check_result_types, symbol_facts
+from hopc.torch_bridge.torch_symbolic import SymbolFacts
 
 HERE = Location("model.py", 3, 7)
 

@@ -10,7 +10,7 @@ from xdsl.dialects.builtin import StringAttr
 
 from hopc.dialects import aten_schema
 from hopc.dialects.aten_enums import DEVICE_TYPES, LAYOUTS, MEMORY_FORMATS, invalid_value
-from hopc.ir.torch_values import value_of_attribute
+from hopc.torch_bridge.torch_values import value_of_attribute
 
 ZEROS = {a.name: a for a in aten_schema.lookup("aten.zeros").attribute_arguments}
 CLONE = {a.name: a for a in aten_schema.lookup("aten.clone").attribute_arguments}

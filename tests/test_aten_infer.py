@@ -5,10 +5,10 @@ import itertools
 import pytest
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, i64
 
-from hopc.dialects.aten_infer import infer_result_types
 from hopc.dialects.aten_schema import lookup
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.types import DTYPES, ExprAttr, TensorType
+from hopc.torch_bridge.aten_infer import infer_result_types
 
 F32 = DTYPES["float32"]
 

@@ -15,7 +15,7 @@ from hopc.dialects.aten_schema import (
     view_copy_variant,
     view_of_copy_variant,
 )
-from hopc.ir.parse import parse_module
+from hopc.dialects.parse import parse_module
 
 
 def _torch_tags(op_name: str) -> frozenset[str]:

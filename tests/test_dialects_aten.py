@@ -12,8 +12,8 @@ from xdsl.traits import MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.aten import AtenOp, op_class
+from hopc.dialects.parse import parse_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.parse import parse_module
 from hopc.ir.types import DTYPES, NoneAttr
 
 MODULE = """
@@ -58,8 +58,8 @@ def test_op_class_of_an_unknown_overload_is_none():
 def test_parsing_and_printing_do_not_import_torch():
     program = (
         "import sys\n"
-        "from hopc.ir.parse import parse_module\n"
-        "from hopc.ir.verify import verify_module\n"
+        "from hopc.dialects.parse import parse_module\n"
+        "from hopc.dialects.verify import verify_module\n"
         f"module = parse_module({MODULE!r})\n"
         "verify_module(module)\n"
         "str(module)\n"

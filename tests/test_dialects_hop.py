@@ -26,9 +26,10 @@ from hopc.dialects.hop import (
     WrapOp,
     YieldOp,
 )
+from hopc.dialects.parse import parse_module
+from hopc.dialects.verify import verify_module
 from hopc.ir import symbolic
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.parse import parse_module
 from hopc.ir.types import (
     DTYPES,
     SymBoolType,
@@ -38,7 +39,6 @@ from hopc.ir.types import (
     canonical_expression,
     simple_arithmetic,
 )
-from hopc.ir.verify import verify_module
 
 F32 = DTYPES["float32"]
 

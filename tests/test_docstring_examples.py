@@ -33,9 +33,9 @@ from xdsl.traits import SymbolOpInterface
 from xdsl.utils.exceptions import ParseError
 
 from hopc import registry
-from hopc.ir.context import make_context
+from hopc.dialects.context import make_context
+from hopc.dialects.verify import verify_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.verify import verify_module
 
 
 def _documented_objects() -> dict[str, object]:

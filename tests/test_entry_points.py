@@ -5,11 +5,11 @@ import torch
 
 from hopc.backend.interpreter import run_module
 from hopc.dialects import hop
+from hopc.dialects.hop_function_signature import USER, Role, function_signature
+from hopc.dialects.hop_module_structure import entry_function, entry_functions, entry_signature, verify_structure
+from hopc.dialects.parse import parse_module
+from hopc.dialects.verify import verify_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_function, entry_functions, entry_signature, verify_structure
-from hopc.ir.parse import parse_module
-from hopc.ir.signature import USER, Role, function_signature
-from hopc.ir.verify import verify_module
 
 SQUARE = """
 hop.entry forward @forward

@@ -20,15 +20,15 @@ from xdsl.dialects.builtin import ModuleOp
 from hopc.backend.interpreter import run_module
 from hopc.backend.runtime.module_call import apply_copy_back
 from hopc.dialects.aten_schema import functional_variant, lookup
-from hopc.ir.context import make_context
+from hopc.dialects.context import make_context
+from hopc.dialects.hop_module_structure import declared_symbols, entry_function, entry_signature
+from hopc.dialects.parse import parse_module
+from hopc.dialects.verify import verify_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import declared_symbols, entry_function, entry_signature
-from hopc.ir.parse import parse_module
-from hopc.ir.torch_values import dtype_of, evaluate_dim
 from hopc.ir.types import DTYPES, TensorType, dim_symbols
-from hopc.ir.verify import verify_module
 from hopc.passes.functionalize import FunctionalizePass
 from hopc.passes.verify_functional import verify_functional
+from hopc.torch_bridge.torch_values import dtype_of, evaluate_dim
 
 LIT = Path(__file__).resolve().parent.parent / "lit_tests" / "passes" / "functionalize.mlir"
 

@@ -25,17 +25,17 @@ import hopc
 from hopc.backend.interpreter import run_module
 from hopc.backend.runtime.module_call import apply_copy_back
 from hopc.dialects.aten import AtenOp
-from hopc.dialects.aten_builders import build_aten_from_groups
 from hopc.dialects.aten_schema import functional_variant, lookup
-from hopc.ir.context import make_context
-from hopc.ir.module import entry_function
-from hopc.ir.op_result_types import SHARED_TRACER
-from hopc.ir.parse import parse_module
+from hopc.dialects.context import make_context
+from hopc.dialects.hop_module_structure import entry_function
+from hopc.dialects.parse import parse_module
+from hopc.dialects.verify import verify_module
 from hopc.ir.types import DTYPES, Dim, NoneAttr, TensorType
-from hopc.ir.verify import verify_module
 from hopc.passes.functionalize import FunctionalizePass
 from hopc.passes.functionalize.mutation import KEEPS_SELF_TYPE, in_place_result_type
 from hopc.passes.verify_functional import verify_functional
+from hopc.torch_bridge.aten_builders import build_aten_from_groups
+from hopc.torch_bridge.op_result_types import SHARED_TRACER
 
 SELF_SHAPE: tuple[Dim, ...] = ("s0", 4)
 OTHER_SHAPES: list[tuple[Dim, ...]] = [("s0", 4), (4,), (1, 4), (), (1,), (3, 4), (2, "s0", 4)]

@@ -19,7 +19,7 @@ from test_functionalize import functionalized
 
 from hopc.backend.interpreter import run_module
 from hopc.backend.runtime.module_call import apply_copy_back
-from hopc.ir.parse import parse_module
+from hopc.dialects.parse import parse_module
 
 
 def _clone(values: list) -> list:

@@ -19,7 +19,7 @@ from hopc.backend.runtime import plan, plan_hop  # noqa: F401  (plan_hop fills P
 from hopc.dialects import hop
 from hopc.dialects.hop_interface import HopRegionInterface
 from hopc.frontend.constant_hoisting import _TRAILING_ARGUMENT
-from hopc.frontend.hop_regions import RegionImports
+from hopc.fx_import.hop_regions import RegionImports
 from hopc.passes.autograd import hops  # noqa: F401  (registers the HOP backward rules)
 from hopc.passes.autograd.rules import _RULES
 from hopc.passes.functionalize.hops import HOP_FUNCTIONALIZERS

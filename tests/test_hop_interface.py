@@ -18,7 +18,7 @@ from hopc.dialects.hop_interface import (
     sliced_type,
     stacked_type,
 )
-from hopc.ir.parse import parse_module
+from hopc.dialects.parse import parse_module
 from hopc.ir.types import DTYPES, SymIntType, TensorType
 
 T = "!hop.tensor<[4], f32>"

@@ -4,8 +4,8 @@ import pytest
 import torch
 
 from hopc.backend.interpreter import InterpreterError, run_module
-from hopc.ir.context import make_context
-from hopc.ir.parse import parse_module
+from hopc.dialects.context import make_context
+from hopc.dialects.parse import parse_module
 
 SYMBOLS = """
 hop.symbol @s0 backed [2, oo]

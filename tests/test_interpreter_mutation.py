@@ -3,7 +3,7 @@
 import torch
 
 from hopc.backend.interpreter import run_module
-from hopc.ir.parse import parse_module
+from hopc.dialects.parse import parse_module
 
 
 def run(body: str, *args: object) -> list[object]:

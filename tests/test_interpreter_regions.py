@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from hopc.backend.interpreter import run_module
-from hopc.ir.parse import parse_module
+from hopc.dialects.parse import parse_module
 
 SYMBOLS = """
 hop.symbol @s0 backed [2, oo]

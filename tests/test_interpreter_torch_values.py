@@ -1,4 +1,4 @@
-"""Attributes of ATen ops <-> the Python values torch takes (``hopc.ir.torch_values``)."""
+"""Attributes of ATen ops <-> the Python values torch takes (``hopc.torch_bridge.torch_values``)."""
 
 import pytest
 import torch
@@ -6,14 +6,14 @@ from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr, f64, i1, i64
 
 from hopc.dialects.aten_schema import Argument
-from hopc.ir.torch_values import (
+from hopc.ir.types import DTYPES, ExprAttr, NoneAttr
+from hopc.torch_bridge.torch_values import (
     attribute_of_value,
     dtype_of,
     element_type_of,
     evaluate_dim,
     value_of_attribute,
 )
-from hopc.ir.types import DTYPES, ExprAttr, NoneAttr
 
 
 def argument(schema_type: str) -> Argument:

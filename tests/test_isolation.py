@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from lit_chunks import pass_chunks
 from xdsl.dialects.builtin import ModuleOp
 
+from hopc.dialects.context import make_context
 from hopc.dialects.hop_interface import first_capture, hop_interface
-from hopc.ir.context import make_context
+from hopc.dialects.parse import parse_module
+from hopc.dialects.verify import verify_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.parse import parse_module
-from hopc.ir.verify import verify_module
 from hopc.passes import pass_class
 from hopc.passes.pipeline import STAGES
 from hopc.passes.verify_isolated import verify_isolated

@@ -18,10 +18,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.printer import Printer
 
 from hopc.backend.interpreter import run_module
-from hopc.ir.context import make_context
+from hopc.dialects.context import make_context
+from hopc.dialects.parse import parse_module
+from hopc.dialects.verify import verify_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.parse import parse_module
-from hopc.ir.verify import verify_module
 from hopc.passes.lift_symbols import LiftSymbolsPass
 from hopc.passes.verify_isolated import VerifyIsolatedPass
 from hopc.passes.verify_symbol_closed import VerifySymbolClosedPass

@@ -27,12 +27,12 @@ from xdsl.printer import Printer
 
 from hopc.backend.interpreter import run_module
 from hopc.backend.runtime.module_call import apply_copy_back
+from hopc.dialects.context import make_context
 from hopc.dialects.hop import HOP_REGION_OPS
-from hopc.ir.context import make_context
-from hopc.ir.module import declared_symbols
-from hopc.ir.parse import parse_module
+from hopc.dialects.hop_module_structure import declared_symbols
+from hopc.dialects.parse import parse_module
+from hopc.dialects.verify import verify_module
 from hopc.ir.symbol_uses import symbols_of_attribute
-from hopc.ir.verify import verify_module
 from hopc.passes import pass_class
 from hopc.passes.lift_symbols import LiftSymbolsPass
 from hopc.passes.lift_symbols_analysis import plain_symbol, whole_dimensions

@@ -1,4 +1,4 @@
-"""The op tracer (hopc.ir.op_tracer, hopc.ir.op_result_types): hints, guards, limits, cache, devices."""
+"""The op tracer (hopc.torch_bridge.op_tracer, hopc.torch_bridge.op_result_types): hints, guards, limits, cache, devices."""
 
 import operator
 import time
@@ -11,10 +11,10 @@ import hopc
 from hopc.dialects.aten_schema import lookup
 from hopc.dialects.hop import SymbolOp
 from hopc.ir.diagnostics import HopcError, Location
-from hopc.ir.op_result_types import OpTracer
-from hopc.ir.op_tracer import TraceLimits, trace
-from hopc.ir.torch_symbolic import DEFAULT_HINT, SymbolFacts
 from hopc.ir.types import DTYPES, ExprAttr, TensorType
+from hopc.torch_bridge.op_result_types import OpTracer
+from hopc.torch_bridge.op_tracer import TraceLimits, trace
+from hopc.torch_bridge.torch_symbolic import DEFAULT_HINT, SymbolFacts
 
 HERE = Location("model.py", 12, 5)
 

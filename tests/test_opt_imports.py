@@ -8,7 +8,7 @@ the contiguity of a reshape of a row-major tensor without a layout) nor torch.
 Nor does one with in-place ops whose functional form certainly has ``self``'s
 type (Note [in-place result types] in ``passes/functionalize/mutation.py``);
 one whose type is uncertain (a comparison) is typed by the tracer
-(``hopc.dialects.aten_builders``), which loads both. Each case runs in a fresh
+(``hopc.torch_bridge.aten_builders``), which loads both. Each case runs in a fresh
 interpreter.
 """
 

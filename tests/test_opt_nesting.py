@@ -1,4 +1,4 @@
-"""Deep nesting (Note [deep nesting] in ``hopc.ir.parse``): ``hopc-opt`` takes ops
+"""Deep nesting (Note [deep nesting] in ``hopc.dialects.parse``): ``hopc-opt`` takes ops
 inside up to ``MAX_REGION_NESTING`` regions through every stage, and one region
 more is a located error at the op, never an internal error."""
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import hopc
+from hopc.dialects.parse import MAX_REGION_NESTING
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.parse import MAX_REGION_NESTING
 from hopc.tools.opt import main
 
 SCRIPT = Path(sys.executable).with_name("hopc-opt")

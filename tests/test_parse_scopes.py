@@ -1,4 +1,4 @@
-"""Each region parses in a value scope of its own (Note [region value scopes] in ``hopc.ir.parse``).
+"""Each region parses in a value scope of its own (Note [region value scopes] in ``hopc.dialects.parse``).
 
 A region sees the names of the scopes around it; the names it defines are
 gone after it.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from hopc.dialects.parse import parse_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.parse import parse_module
 
 T = "!hop.tensor<[4], f32>"
 P = "!hop.tensor<[], i1>"

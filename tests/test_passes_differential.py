@@ -24,13 +24,13 @@ from program_generator_core import random_arguments, symbol_sizes
 from symbolic_program_generator import generate_program
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
+from hopc.dialects.context import make_context
+from hopc.dialects.hop_module_structure import declared_symbols, entry_signature
 from hopc.dialects.kernel import DEVICE_ATTRIBUTE
-from hopc.ir.context import make_context
-from hopc.ir.module import declared_symbols, entry_signature
-from hopc.ir.parse import parse_module
-from hopc.ir.torch_values import evaluate_dim
-from hopc.ir.verify import verify_module
+from hopc.dialects.parse import parse_module
+from hopc.dialects.verify import verify_module
 from hopc.passes import PASS_CLASSES, pass_class
+from hopc.torch_bridge.torch_values import evaluate_dim
 
 CLEANUPS = ("canonicalize", "cse", "dce")
 """The passes that random programs are run under."""

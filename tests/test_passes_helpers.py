@@ -12,9 +12,9 @@ from lit_chunks import chunks_for_pass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
+from hopc.dialects.context import make_context
 from hopc.dialects.hop import WhileOp
-from hopc.ir.context import make_context
-from hopc.ir.parse import parse_module
+from hopc.dialects.parse import parse_module
 from hopc.ir.types import DTYPES, SymBoolType, SymIntType, TensorType
 from hopc.passes import PASS_CLASSES, pass_class, summary
 from hopc.passes.canonicalization.hop import constant_value

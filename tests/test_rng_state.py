@@ -8,10 +8,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.traits import MemoryEffectKind, get_effects
 
 from hopc.backend.runtime.executors import EXECUTORS, executor_named
+from hopc.dialects.context import make_context
 from hopc.dialects.hop import GetRngStateOp, RngStateType, SetRngStateOp
-from hopc.ir.context import make_context
-from hopc.ir.module import entry_function
-from hopc.ir.parse import parse_module
+from hopc.dialects.hop_module_structure import entry_function
+from hopc.dialects.parse import parse_module
 from hopc.passes import pass_class
 
 T = "!hop.tensor<[64], f32>"

@@ -20,9 +20,9 @@ from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.interpreter import InterpreterError
 from hopc.backend.runtime.executors import EXECUTORS, executor_named
+from hopc.dialects.hop_module_structure import declared_symbols, entry_function
+from hopc.dialects.parse import parse_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import declared_symbols, entry_function
-from hopc.ir.parse import parse_module
 
 
 def _run(executor: str, module: ModuleOp, inputs: list[object]) -> tuple[object, list[object]]:

@@ -13,7 +13,7 @@ import torch
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.runtime.module_call import ModuleCall
-from hopc.ir.parse import parse_module
+from hopc.dialects.parse import parse_module
 from hopc.passes.pipeline import STAGES, run_pipeline
 
 SYMBOLS = """

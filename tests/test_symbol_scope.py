@@ -1,7 +1,7 @@
-"""``SymbolScope`` answers as ``hopc.ir.symbol_values`` does, at any op of its block, in any order.
+"""``SymbolScope`` answers as ``hopc.dialects.symbol_values`` does, at any op of its block, in any order.
 
 Each test runs the same lookups on two copies of one module, one through
-``hopc.ir.symbol_values`` (the walk) and one through a ``SymbolScope``, and
+``hopc.dialects.symbol_values`` (the walk) and one through a ``SymbolScope``, and
 compares what each returned and the IR each left (the ``hop.sym_size`` ops a
 lookup inserts included).
 """
@@ -18,10 +18,10 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from hopc.dialects.parse import parse_module
+from hopc.dialects.symbol_scope import SymbolScope
+from hopc.dialects.symbol_values import symint_for, symint_if_bound
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.parse import parse_module
-from hopc.ir.symbol_scope import SymbolScope
-from hopc.ir.symbol_values import symint_for, symint_if_bound
 
 MODULE = """
 hop.symbol @s0 backed [2, oo]

@@ -7,7 +7,7 @@ from xdsl.ir import Block, Region
 from xdsl.traits import SymbolTable
 
 from hopc.dialects.kernel import KernelOp, LaunchOp
-from hopc.ir.parse import parse_module
+from hopc.dialects.parse import parse_module
 from hopc.ir.symbol_table import lookup_symbol
 
 T = "!hop.tensor<[4], f32>"

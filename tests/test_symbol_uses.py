@@ -7,11 +7,11 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, Integ
 from xdsl.ir import Operation, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
 
+from hopc.dialects.parse import parse_module
+from hopc.dialects.verify import verify_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.parse import parse_module
 from hopc.ir.symbol_uses import symbols_mentioned_by, symbols_of_attribute
 from hopc.ir.types import DTYPES, ExprAttr, SymBoolType, SymFloatType, SymIntType, TensorType
-from hopc.ir.verify import verify_module
 from hopc.passes.dce_liveness import read_elsewhere
 from hopc.passes.lift_symbols_analysis import free_symbols
 

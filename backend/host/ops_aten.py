@@ -1,6 +1,6 @@
 """ATen ops in host code: one direct call of the overload's C++ callable, laid out once.
 
-The layout is ``hopc.backend.interpreter_ops.call_aten``'s (positional up to
+The layout is ``hopc.torch_bridge.aten_call.call_aten``'s (positional up to
 the first argument left at its default, by keyword after it) and
 ``hopc.backend.runtime.plan_aten``'s: the callable is the public function
 (``hopc.backend.host.public_functions``) or else ``overload._op``, an
@@ -20,12 +20,12 @@ from xdsl.dialects.builtin import ArrayAttr
 from hopc.backend.host.codegen import LOWERINGS, HostBuilder
 from hopc.backend.host.names import FUNCTION, keyword_name
 from hopc.backend.host.public_functions import IN_PLACE_FUNCTIONS, PUBLIC_FUNCTIONS, WITHOUT_OUT
-from hopc.backend.interpreter_ops import flatten_returns, torch_overload
 from hopc.backend.runtime.plan_aten import mentions_symbols
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument
-from hopc.ir.torch_values import value_of_attribute
 from hopc.ir.types import ExprAttr
+from hopc.torch_bridge.aten_call import flatten_returns, torch_overload
+from hopc.torch_bridge.torch_values import value_of_attribute
 
 
 def call_source(builder: HostBuilder, op: AtenOp, overload: torch._ops.OpOverload | None = None,

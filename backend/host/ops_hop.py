@@ -39,8 +39,8 @@ from hopc.dialects import hop
 from hopc.dialects.hop_rng import GetRngStateOp, SetRngStateOp
 from hopc.dialects.kernel import AllocOp, BufferType
 from hopc.dialects.profiler import RecordFunctionEnterOp, RecordFunctionExitOp
-from hopc.ir.torch_values import evaluate_dim
 from hopc.ir.types import SymFloatType, TensorType
+from hopc.torch_bridge.torch_values import evaluate_dim
 
 _INFIX: dict[Callable[[Any, Any], Any], str] = {
     operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",

@@ -51,7 +51,7 @@ from hopc.backend.host.ops_aten import call_source, out_variant
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_storage import shared_arguments
 from hopc.dialects.kernel import AllocOp, KernelOp, LaunchOp
-from hopc.ir.torch_values import dtype_of
+from hopc.torch_bridge.torch_values import dtype_of
 
 
 def lower_alloc(builder: HostBuilder, op: AllocOp) -> None:

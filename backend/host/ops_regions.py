@@ -24,8 +24,8 @@ from hopc.backend.interpreter import interpreter_error
 from hopc.backend.interpreter_hop import run_sliced
 from hopc.dialects import hop
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import TensorType
+from hopc.torch_bridge.torch_values import dtype_of
 
 Shapes = Callable[[], list[tuple[int, ...]]] | None
 """The shapes of the stacked outputs where there are no slices; None where they cannot be

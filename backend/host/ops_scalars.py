@@ -16,7 +16,7 @@ from hopc.backend.host.ops_kernel import kernel_scope, launched_kernel
 from hopc.backend.host.scalars import FLOATING, SCALAR_OPS
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.kernel import LaunchOp
-from hopc.ir.torch_values import dtype_of, value_of_attribute
+from hopc.torch_bridge.torch_values import dtype_of, value_of_attribute
 
 
 def lower_scalar_launch(builder: HostBuilder, op: LaunchOp) -> None:

@@ -21,7 +21,7 @@ from hopc.backend.host.codegen import HostBuilder
 from hopc.backend.host.names import FUNCTION
 from hopc.backend.host.ops_kernel import launched_kernel, lower_launch_inline
 from hopc.dialects.kernel import LaunchOp
-from hopc.ir.torch_values import dtype_of
+from hopc.torch_bridge.torch_values import dtype_of
 
 INTERPRET = "TRITON_INTERPRET"
 

@@ -25,10 +25,9 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
-from hopc.backend.interpreter_ops import match_types
 from hopc.dialects.hop_symbols import SymbolOp
-from hopc.frontend.errors import user_location
-from hopc.ir.diagnostics import HopcError
+from hopc.ir.diagnostics import HopcError, user_location
+from hopc.torch_bridge.runtime_types import match_types
 
 
 class ArgumentCheck:

@@ -17,8 +17,8 @@ import torch.utils._pytree as pytree
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.dialects.hop import ConstantOp
-from hopc.ir.constants import constant_tensor
-from hopc.ir.module import entry_signature
+from hopc.dialects.hop_module_structure import entry_signature
+from hopc.torch_bridge.tensor_constants import constant_tensor
 
 
 def entry_values(module: ModuleOp, program: Callable, args: tuple | list,

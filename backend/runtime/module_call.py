@@ -73,10 +73,9 @@ from xdsl.dialects.builtin import ModuleOp
 from hopc.backend.runtime.argument_check import ArgumentCheck
 from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, Executor, Generated, GeneratedCall, executor_named
 from hopc.backend.runtime.output_aliases import OutputAliases
-from hopc.frontend.errors import user_location
-from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_signature
-from hopc.ir.signature import FunctionSignature
+from hopc.dialects.hop_function_signature import FunctionSignature
+from hopc.dialects.hop_module_structure import entry_signature
+from hopc.ir.diagnostics import HopcError, user_location
 
 MUTATING_CALLS = threading.RLock()
 """Held by a compiled call while it runs and copies back into its arguments (Note [concurrent calls])."""

@@ -62,8 +62,7 @@ from typing import Any
 import sympy
 import torch
 
-from hopc.frontend.errors import user_location
-from hopc.ir.diagnostics import HopcError
+from hopc.ir.diagnostics import HopcError, user_location
 
 Layout = int | sympy.Expr
 

@@ -1,6 +1,6 @@
 """An ATen op planned once: its overload and its arguments laid out, read at each run from slots.
 
-The layout is ``hopc.backend.interpreter_ops.call_aten``'s (positional up to
+The layout is ``hopc.torch_bridge.aten_call.call_aten``'s (positional up to
 the first argument left at its default, by keyword after it), decided once
 (Note [planned execution] in ``hopc.backend.runtime.plan``). An attribute that
 mentions no shape symbol is read once; one that does is evaluated at each run.
@@ -13,12 +13,12 @@ from collections.abc import Callable, Sequence
 from xdsl.ir import SSAValue
 
 from hopc.backend.interpreter import interpreter_error
-from hopc.backend.interpreter_ops import flatten_returns, torch_overload
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument
 from hopc.ir.symbolic import UnboundSymbolError
-from hopc.ir.torch_values import value_of_attribute
 from hopc.ir.types import ExprAttr
+from hopc.torch_bridge.aten_call import flatten_returns, torch_overload
+from hopc.torch_bridge.torch_values import value_of_attribute
 
 Values = list[object]
 Symbols = dict[str, int]

@@ -88,9 +88,8 @@ from hopc.backend.runtime.argument_check import ArgumentCheck
 from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, Executor, executor_named
 from hopc.backend.runtime.module_call import MUTATING_CALLS, copy_back
 from hopc.backend.runtime.output_aliases import OutputAliases
-from hopc.frontend.errors import user_location
-from hopc.ir.diagnostics import HopcError, Location
-from hopc.ir.module import entry_signature
+from hopc.dialects.hop_module_structure import entry_signature
+from hopc.ir.diagnostics import HopcError, Location, user_location
 from hopc.ir.types import TensorType
 
 

@@ -32,7 +32,7 @@ from hopc.backend.runtime.plan import symbol_binders
 from hopc.backend.triton.autotune import AUTOTUNER, interpreting
 from hopc.backend.triton.emit import EmittedKernel, emit_kernel
 from hopc.dialects.kernel import KernelOp
-from hopc.ir.torch_values import evaluate_dim
+from hopc.torch_bridge.torch_values import evaluate_dim
 
 CACHE_ENVIRONMENT = "HOPC_TRITON_CACHE_DIR"
 """Where generated sources are written; by default ``$XDG_CACHE_HOME/hopc/triton`` (``~/.cache/...``)."""

@@ -34,8 +34,8 @@ from xdsl.ir import Attribute
 from hopc.backend.triton.names import TRITON_DTYPES, literal
 from hopc.dialects.aten import AtenOp
 from hopc.ir.symbolic import UnboundSymbolError
-from hopc.ir.torch_values import dtype_of, value_of_attribute
 from hopc.ir.types import TensorType
+from hopc.torch_bridge.torch_values import dtype_of, value_of_attribute
 
 Scalar = bool | int | float
 

@@ -20,7 +20,7 @@ while it runs.
 
 ``main`` also runs the driver on a thread with a large stack and a recursion
 limit that fit the deepest nesting the parser accepts (Note [deep nesting] in
-``hopc.ir.parse``), and restores both when it returns.
+``hopc.dialects.parse``), and restores both when it returns.
 """
 
 from __future__ import annotations
@@ -45,11 +45,11 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
 from hopc import passes
-from hopc.ir.context import make_context
+from hopc.dialects.context import make_context
+from hopc.dialects.parse import MAX_REGION_NESTING, RECURSION_PER_NESTED_REGION, parse_module
+from hopc.dialects.verify import verify_module
 from hopc.ir.diagnostics import HopcError, Location
-from hopc.ir.parse import MAX_REGION_NESTING, RECURSION_PER_NESTED_REGION, parse_module
 from hopc.ir.resources import resource_section
-from hopc.ir.verify import verify_module
 from hopc.tools import expected_diagnostics
 
 SPLIT_MARKER = "// -----"
@@ -281,7 +281,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``hopc-opt`` console script.
 
     Runs the driver on a thread whose stack and recursion limit fit the
-    deepest nesting the parser accepts (Note [deep nesting] in ``hopc.ir.parse``),
+    deepest nesting the parser accepts (Note [deep nesting] in ``hopc.dialects.parse``),
     with the cyclic collector off (Note [no cyclic collection in hopc-opt]);
     restores all three when the driver is done, and re-raises its exit. An
     interrupt (Ctrl-C) ends the process by SIGINT, without a traceback.

@@ -18,8 +18,8 @@ import sys
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc import to_text
+from hopc.dialects.parse import parse_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.parse import parse_module
 from hopc.tools.opt import split_input
 
 

@@ -26,9 +26,9 @@ def translate_to_triton(text: str, filename: str) -> str:
     """The Triton source of the kernels of the module ``text`` (see the module docstring)."""
     from hopc.backend.triton.emit import emit_kernel
     from hopc.backend.triton.names import comment_text
+    from hopc.dialects.context import make_context
     from hopc.dialects.kernel import KernelOp
-    from hopc.ir.context import make_context
-    from hopc.ir.parse import parse_module
+    from hopc.dialects.parse import parse_module
 
     module = parse_module(text, make_context(), filename=filename)
     _verify_ops(module)
@@ -44,7 +44,7 @@ def translate_to_triton(text: str, filename: str) -> str:
 
 
 def _verify_ops(module) -> None:
-    """Verifies every op (as ``hopc.ir.verify.verify_module`` does), not the entry structure:
+    """Verifies every op (as ``hopc.dialects.verify.verify_module`` does), not the entry structure:
     a module of kernels alone, with no entry function, translates."""
     from xdsl.utils.exceptions import VerifyException
 

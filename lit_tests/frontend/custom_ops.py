@@ -6,7 +6,7 @@ import torch
 from lit_helpers import run, run_printing_errors
 
 import hopc
-from hopc.ir.context import make_context
+from hopc.dialects.context import make_context
 from hopc.passes.functionalize import FunctionalizePass
 
 

@@ -34,8 +34,8 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 
 from hopc.dialects.aten import AtenOp
-from hopc.frontend.importer import GraphImporter, ModuleImports
-from hopc.frontend.shape_symbols import ShapeSymbols
+from hopc.fx_import.importer import GraphImporter, ModuleImports
+from hopc.fx_import.shape_symbols import ShapeSymbols
 from hopc.ir.diagnostics import HopcError, op_error
 from hopc.passes.autograd.derivatives import OpDerivative, op_derivative
 from hopc.passes.autograd.joint import JointBuilder, is_differentiable

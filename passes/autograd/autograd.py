@@ -42,16 +42,16 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from hopc.dialects.aten_builders import symbols_of
+from hopc.dialects.hop_function_signature import function_signature
 from hopc.dialects.hop_module import COTANGENT_OF, GRADIENT_OF, SAVED, EntryOp
+from hopc.dialects.hop_module_structure import differentiable_results, entry_functions
 from hopc.ir.diagnostics import op_error
-from hopc.ir.module import differentiable_results, entry_functions
-from hopc.ir.signature import function_signature
 from hopc.ir.types import dim_attribute
 from hopc.passes.autograd.joint import JointBuilder
 from hopc.passes.autograd.partition import saved_bytes, split
 from hopc.passes.autograd.provenance import settle_sequence_numbers
 from hopc.passes.autograd.regions import cloned_block
+from hopc.torch_bridge.aten_builders import symbols_of
 
 SAVED_BYTES = "hop.saved_bytes"
 """The forward's attribute: the bytes of the values it saves, an expression of the symbols."""

@@ -1,7 +1,7 @@
 """The derivative of one ATen op, traced by PyTorch and cached.
 
 ``op_derivative(op, differentiated, tangent_results)`` traces, with the op
-tracer (``hopc.ir.op_tracer.trace``), the joint of one op::
+tracer (``hopc.torch_bridge.op_tracer.trace``), the joint of one op::
 
     def joint(*primals, *tangents):
         outputs = op(*primals)
@@ -85,7 +85,7 @@ Note [derivative cache key]
 A derivative is cached by what can change it: the op, its properties, its
 operand types (dtypes and shapes), the symbolic dimension pattern (symbols
 renamed ``p0, p1, ...`` in order of appearance, with their declared ranges, as
-in Note [trace cache key] of ``hopc.ir.op_result_types``), which operands are
+in Note [trace cache key] of ``hopc.torch_bridge.op_result_types``), which operands are
 differentiated and which results have a cotangent. The cached graph's sizes
 are in pattern names; the caller renames them back (``op_derivative``'s
 second result).
@@ -100,7 +100,7 @@ Dynamo guarded while tracing the forward (``squeeze`` of a size that is 1 at
 this call). When hopc compiles a Dynamo frame (a ``TracingContext`` with a
 fake mode is active: the backend compile), such a derivative is traced again
 in the frame's ``ShapeEnv``, each of the op's symbols the frame's SymInt of
-the same name (Note [frame guards] in ``hopc.ir.op_tracer``): its guards are
+the same name (Note [frame guards] in ``hopc.torch_bridge.op_tracer``): its guards are
 the frame's, so the compiled code runs only where they hold, and Dynamo
 recompiles elsewhere, as for AOTAutograd's backward. That derivative is
 never cached: it holds the frame's ``ShapeEnv`` and only holds under the
@@ -134,19 +134,19 @@ from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from xdsl.dialects.builtin import i1
 
 from hopc.dialects.aten import AtenOp
-from hopc.dialects.aten_builders import symbol_facts
 from hopc.dialects.aten_schema import Schema, lookup, view_copy_variant, view_of_copy_variant
-from hopc.frontend.aten_import import aten_op_name
-from hopc.ir.aten_call import call_arguments, overload_of
+from hopc.fx_import.aten_import import aten_op_name
 from hopc.ir.diagnostics import HopcError, location_of
-from hopc.ir.op_result_types import compare_result_types, symbol_pattern
-from hopc.ir.op_tracer import Frame, check_no_symbol_fixed, dynamo_frame, trace
 from hopc.ir.substitution import parameters, substitute
-from hopc.ir.torch_symbolic import FakeShapes, SymbolFacts
-from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import TensorType, is_float_symbol_name
 from hopc.passes.autograd.differentiable_forms import DIFFERENTIABLE_FORMS
 from hopc.passes.autograd.masked_gradients import defined_gradient_outputs
+from hopc.torch_bridge.aten_builders import symbol_facts
+from hopc.torch_bridge.aten_call import call_arguments, overload_of
+from hopc.torch_bridge.op_result_types import compare_result_types, symbol_pattern
+from hopc.torch_bridge.op_tracer import Frame, check_no_symbol_fixed, dynamo_frame, trace
+from hopc.torch_bridge.torch_symbolic import FakeShapes, SymbolFacts
+from hopc.torch_bridge.torch_values import dtype_of
 
 
 @dataclass(frozen=True)

@@ -46,11 +46,11 @@ from collections.abc import Callable, Hashable, Sequence
 from xdsl.dialects.builtin import ModuleOp, NameLoc, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 
-from hopc.dialects.aten_builders import build_aten
 from hopc.ir.diagnostics import op_error
-from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import TensorType
 from hopc.passes.autograd.provenance import SequenceNumbers
+from hopc.torch_bridge.aten_builders import build_aten
+from hopc.torch_bridge.torch_values import dtype_of
 
 STOPS_GRADIENT = frozenset({"aten.detach_copy"})
 """Ops whose result carries no gradient whatever their operand (``x.detach()``, which

@@ -43,13 +43,13 @@ from xdsl.traits import MemoryEffectKind, is_side_effect_free, only_has_effect
 
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
-from hopc.dialects.aten_builders import symbol_facts
 from hopc.ir import symbolic
 from hopc.ir.substitution import parameters
 from hopc.ir.symbol_uses import symbols_mentioned_by, symbols_of_attribute
-from hopc.ir.torch_symbolic import SymbolFacts
-from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import Dim, SymIntType, TensorType, canonical_dim
+from hopc.torch_bridge.aten_builders import symbol_facts
+from hopc.torch_bridge.torch_symbolic import SymbolFacts
+from hopc.torch_bridge.torch_values import dtype_of
 
 
 def recomputable(op: Operation) -> bool:

@@ -57,7 +57,7 @@ from collections.abc import Iterator
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, i64
 from xdsl.ir import Block, Operation
 
-from hopc.ir.module import entry_functions
+from hopc.dialects.hop_module_structure import entry_functions
 
 SEQUENCE_NUMBER = "hop.seq_nr"
 """The attribute of a forward op with a derivative and of the backward ops made from it

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from xdsl.ir import Attribute, Block, SSAValue
 
 from hopc.dialects import hop
-from hopc.dialects.aten_builders import build_aten
 from hopc.passes.autograd.joint import JointBuilder
 from hopc.passes.autograd.partition import split
+from hopc.torch_bridge.aten_builders import build_aten
 
 
 @dataclass

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from xdsl.dialects.builtin import SymbolRefAttr
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -20,7 +21,6 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import SymbolTable
 
 from hopc.dialects.hop import (
     SYM_BINARY_OPS,
@@ -34,6 +34,7 @@ from hopc.dialects.hop import (
     WhileOp,
 )
 from hopc.dialects.hop_symbols import float_literal
+from hopc.ir.symbol_table import lookup_symbol
 from hopc.ir.types import SymBoolType, SymFloatType, SymIntType
 
 
@@ -69,10 +70,10 @@ def known_truth(value: SSAValue, constant_of: Callable[[SSAValue], Any] | None =
 
 
 def _module_constant(value: SSAValue) -> Any:
-    declared = SymbolTable.lookup_symbol(value.owner, value.owner.symbol)
+    declared = lookup_symbol(value.owner, SymbolRefAttr(value.owner.symbol))
     if not isinstance(declared, ConstantOp):
         return None
-    from hopc.ir.constants import constant_tensor
+    from hopc.torch_bridge.tensor_constants import constant_tensor
 
     return constant_tensor(declared)
 

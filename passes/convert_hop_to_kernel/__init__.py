@@ -24,7 +24,8 @@ and reshapes to their operand's own shape go (``views``); then the ATen ops of e
 are grouped (Note [fusion groups]) and each group is outlined into a kernel
 (``outline``), in that order (Note [rewrite order]). Which ops a generated
 kernel may hold is the Triton emitter's to say
-(``hopc.backend.triton.ops.can_emit``); the others are ``extern`` kernels,
+(``hopc.backend.triton.ops.can_emit``, which ``hopc.registry.CAN_GENERATE``
+names, so that this pass imports no backend); the others are ``extern`` kernels,
 one op each, run by their library.
 
 Note [conds as selects]
@@ -88,6 +89,7 @@ from xdsl.rewriter import InsertPoint
 
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.kernel import DEVICE_ATTRIBUTE, DEVICES, KernelOp
+from hopc.dialects.symbol_scope import SymbolScope
 from hopc.ir.diagnostics import HopcError
 from hopc.passes.convert_hop_to_kernel.cond_to_select import CondToSelect
 from hopc.passes.convert_hop_to_kernel.fusion import fusion_groups
@@ -96,6 +98,7 @@ from hopc.passes.convert_hop_to_kernel.linear import AddmmOfTransposeToLinear
 from hopc.passes.convert_hop_to_kernel.outline import KernelTable, outline
 from hopc.passes.convert_hop_to_kernel.slice_gradients import SliceGradientsToCat
 from hopc.passes.convert_hop_to_kernel.views import IdentityReshape, TransposeOfTranspose, ViewCopyToView
+from hopc.registry import CAN_GENERATE, load
 
 
 def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: str = "auto",
@@ -108,7 +111,7 @@ def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: s
         raise HopcError(f"convert-hop-to-kernel: conds-as-selects is auto, always or never, "
                         f"not '{conds_as_selects}'")
     if can_generate is None:
-        from hopc.backend.triton.ops import can_emit as can_generate
+        can_generate = load(CAN_GENERATE)
     if conds_as_selects == "always" or (conds_as_selects == "auto" and device == "cuda"):
         PatternRewriteWalker(CondToSelect()).rewrite_module(module)
     order_independent = [DropKeptDimensions(), SliceGradientsToCat()]  # Note [rewrite order]
@@ -120,8 +123,9 @@ def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: s
     table = KernelTable(module)
     for block in _host_blocks(module):
         builder = Builder(InsertPoint.at_start(block))
+        scope = SymbolScope(block)
         for group in fusion_groups(block, can_generate):
-            outline(group, table, builder)
+            outline(group, table, scope, builder)
     module.attributes[DEVICE_ATTRIBUTE] = StringAttr(device)
 
 

@@ -62,83 +62,102 @@ class FusionGroup:
 
 def fusion_groups(block: Block, can_generate: Callable[[AtenOp], bool]) -> list[FusionGroup]:
     """The ATen ops of ``block`` partitioned into fusion groups (Note [fusion groups])."""
-    groups: list[FusionGroup] = []
-    group_of: dict[Operation, FusionGroup] = {}
+    grouping = _Grouping(block, can_generate)
     for op in block.ops:
-        if not isinstance(op, AtenOp):
-            _close_groups_read_by(op, group_of)
-            continue
-        group = _place(op, can_generate, group_of, groups)
+        if isinstance(op, AtenOp):
+            grouping.place(op)
+        else:
+            grouping.close_groups_read_by(op)
+    return list(grouping.groups)
+
+
+class _Grouping:
+    """The groups of one block so far, with what makes each step cost the same at any length.
+
+    Invariant: ``groups`` holds the groups in the order they were made
+    (``made`` numbers them so), as the keys of a dict, which removes one at
+    once; every open group is in ``maybe_open``; ``reducing[v]`` holds every
+    group with a reduction of ``v`` (merges take only pointwise groups, so
+    none ever leaves); ``position`` numbers the ops of the block, which fusion
+    leaves as they are.
+    """
+
+    def __init__(self, block: Block, can_generate: Callable[[AtenOp], bool]):
+        self.can_generate = can_generate
+        self.groups: dict[FusionGroup, None] = {}
+        self.group_of: dict[Operation, FusionGroup] = {}
+        self.made: dict[FusionGroup, int] = {}
+        self.maybe_open: list[FusionGroup] = []
+        self.reducing: dict[SSAValue, list[FusionGroup]] = {}
+        self.position: dict[Operation, int] = {op: index for index, op in enumerate(block.ops)}
+
+    def place(self, op: AtenOp) -> None:
+        """Puts ``op`` in the group it joins (``_joined``) or in a new one."""
+        group = self._joined(op)
         if group is None:
-            group = _new_group(op, can_generate)
-            groups.append(group)
+            group = _new_group(op, self.can_generate)
+            self.made[group] = len(self.made)
+            self.groups[group] = None
+            self.maybe_open.append(group)
         else:
             group.ops.append(op)
-        group_of[op] = group
+        self.group_of[op] = group
+        if op.is_reduction and (source := _reduced_input(op)) is not None and group.kind == "reduction":
+            self.reducing.setdefault(source, []).append(group)
         if group.kind == "extern":
             group.open = False
-    return groups
 
+    def close_groups_read_by(self, op: Operation) -> None:
+        """Closes every group that a host op reads from (directly or from inside its regions), and
+        every group where the op has an effect (a profiler range, an RNG state): no op moves
+        across it."""
+        if not only_has_effect(op, MemoryEffectKind.READ):  # it may write, or its effects are unknown
+            for group in self.maybe_open:
+                group.open = False
+            self.maybe_open.clear()
+            return
+        for value in values_read(op):
+            producer = value.owner
+            if isinstance(producer, Operation) and producer in self.group_of:
+                self.group_of[producer].open = False
 
-def _close_groups_read_by(op: Operation, group_of: dict[Operation, FusionGroup]) -> None:
-    """Closes every group that a host op reads from (directly or from inside its regions), and
-    every group where the op has an effect (a profiler range, an RNG state): no op moves across
-    it."""
-    if not only_has_effect(op, MemoryEffectKind.READ):  # it may write, or its effects are unknown
-        for group in group_of.values():
-            group.open = False
-        return
-    for value in values_read(op):
-        producer = value.owner
-        if isinstance(producer, Operation) and producer in group_of:
-            group_of[producer].open = False
+    def _joined(self, op: AtenOp) -> FusionGroup | None:
+        """The open group ``op`` joins, or None. Other open pointwise producer groups of the same
+        shape are merged into it (no reader outside has seen them yet); the rest are closed."""
+        producers = list(dict.fromkeys(self.group_of[v.owner] for v in op.operands
+                                       if isinstance(v.owner, Operation) and v.owner in self.group_of))
+        chosen = None
+        if self.can_generate(op) and _single_tensor_result(op):
+            chosen = next((g for g in reversed(producers) if g.open and _fits(op, g)), None)
+            if chosen is None and op.is_reduction:
+                chosen = self._sibling_reduction(op)
+        for group in producers:
+            if group is chosen:
+                continue
+            if chosen is not None and group.open and group.kind == chosen.kind == "pointwise" \
+                    and group.shape == chosen.shape:
+                self._merge(group, chosen)
+            else:
+                group.open = False
+        if chosen is not None and chosen.kind == "pointwise" and op.is_reduction:
+            chosen.kind, chosen.reduced_shape = "reduction", op.results[0].type.shape
+        return chosen
 
+    def _sibling_reduction(self, op: AtenOp) -> FusionGroup | None:
+        """The open reduction group that reduces the same value as ``op`` to the same shape (the
+        last made, if several)."""
+        source = _reduced_input(op)
+        siblings = [group for group in self.reducing.get(source, ()) if group.open
+                    and group.kind == "reduction" and _in_prologue(group)
+                    and group.reduced_shape == op.results[0].type.shape]
+        return max(siblings, key=self.made.__getitem__, default=None)
 
-def _place(op: AtenOp, can_generate: Callable[[AtenOp], bool], group_of: dict[Operation, FusionGroup],
-           groups: list[FusionGroup]) -> FusionGroup | None:
-    """The open group ``op`` joins, or None. Other open pointwise producer groups of the same
-    shape are merged into it (no reader outside has seen them yet); the rest are closed."""
-    producers = list(dict.fromkeys(group_of[v.owner] for v in op.operands
-                                   if isinstance(v.owner, Operation) and v.owner in group_of))
-    chosen = None
-    if can_generate(op) and _single_tensor_result(op):
-        chosen = next((g for g in reversed(producers) if g.open and _fits(op, g)), None)
-        if chosen is None and op.is_reduction:
-            chosen = _sibling_reduction(op, groups)
-    for group in producers:
-        if group is chosen:
-            continue
-        if chosen is not None and group.open and group.kind == chosen.kind == "pointwise" \
-                and group.shape == chosen.shape:
-            _merge(group, chosen, group_of, groups)
-        else:
-            group.open = False
-    if chosen is not None and chosen.kind == "pointwise" and op.is_reduction:
-        chosen.kind, chosen.reduced_shape = "reduction", op.results[0].type.shape
-    return chosen
-
-
-def _sibling_reduction(op: AtenOp, groups: list[FusionGroup]) -> FusionGroup | None:
-    """The open reduction group that reduces the same value as ``op`` to the same shape."""
-    source = _reduced_input(op)
-    for group in reversed(groups):
-        if group.open and group.kind == "reduction" and _in_prologue(group) \
-                and group.reduced_shape == op.results[0].type.shape \
-                and any(o.is_reduction and _reduced_input(o) is source for o in group.ops):
-            return group
-    return None
-
-
-def _merge(source: FusionGroup, target: FusionGroup, group_of: dict[Operation, FusionGroup],
-           groups: list[FusionGroup]) -> None:
-    """Moves ``source``'s ops into ``target``, keeping block order."""
-    block = target.ops[0].parent_block()
-    assert block is not None
-    order = {op: index for index, op in enumerate(block.ops)}
-    target.ops = sorted(target.ops + source.ops, key=order.__getitem__)
-    for op in source.ops:
-        group_of[op] = target
-    groups.remove(source)
+    def _merge(self, source: FusionGroup, target: FusionGroup) -> None:
+        """Moves ``source``'s ops into ``target``, keeping block order."""
+        target.ops = sorted(target.ops + source.ops, key=self.position.__getitem__)
+        for op in source.ops:
+            self.group_of[op] = target
+        del self.groups[source]
 
 
 def _fits(op: AtenOp, group: FusionGroup) -> bool:

@@ -32,7 +32,7 @@ class DropKeptDimensions(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: AtenOp, rewriter: PatternRewriter) -> None:
         if op.name != "aten.view_copy" or not isinstance(total := op.operands[0].owner, AtenOp) \
-                or total.name != _SUM or total.results[0].uses.get_length() != 1:
+                or total.name != _SUM or not total.results[0].has_one_use():
             return
         kept = total.properties.get("keepdim")
         source, summed, viewed = total.operands[0].type, total.results[0].type, op.results[0].type

@@ -28,7 +28,7 @@ class AddmmOfTransposeToLinear(RewritePattern):
         bias, input_, transposed = op.operands
         transpose = transposed.owner
         if not isinstance(transpose, AtenOp) or transpose.name != "aten.t_copy" \
-                or transposed.uses.get_length() != 1:
+                or not transposed.has_one_use():
             return
         linear = op_class("aten.linear").build_from_groups(
             [[input_], [transpose.operands[0]], [bias]], {}, [op.results[0].type])

@@ -3,11 +3,11 @@
 The kernel takes the group's operands from outside (tensors, in first-use
 order) and then one ``!hop.symint`` per shape symbol of its inputs' types and
 attributes, in sorted order, which the launch passes as SSA values in scope there
-(``symint_if_bound``, taken before the group's first op, so never from a value
-of the group): the grid and every size of a dynamic dimension come from
-them, so one kernel serves every size. It yields each value of the group
-that is read outside it. Kernels with the same body are one symbol
-(``KernelTable``).
+(``symint_if_bound`` of the block's ``SymbolScope``, taken before the group's
+first op, so never from a value of the group): the grid and every size of a
+dynamic dimension come from them, so one kernel serves every size. It yields
+each value of the group that is read outside it. Kernels with the same body
+are one symbol (``KernelTable``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from xdsl.rewriter import InsertPoint
 
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.kernel import KernelOp, LaunchOp, YieldOp
-from hopc.ir.symbol_values import symint_if_bound, values_in_scope
+from hopc.dialects.symbol_scope import SymbolScope
 from hopc.ir.types import ExprAttr, SymFloatType, TensorType, dim_symbols, is_float_symbol_name
 from hopc.passes.convert_hop_to_kernel.fusion import FusionGroup
 
@@ -35,35 +35,45 @@ class KernelTable:
         self.module = module
         self.by_body: dict[str, KernelOp] = {}
         self.names: set[str] = {op.sym_name.data for op in module.ops if isinstance(op, KernelOp)}
+        self.unchecked_index: dict[str, int] = {}
+        """Per name base, the first index ``_fresh_name`` has not yet found taken."""
+        self.first_function: Operation | None = None
+        """Where new kernels go: the first module op that is no declaration, found once."""
 
     def kernel_for(self, kind: str, body: Region, ops: list[Operation]) -> KernelOp:
         """The kernel with this body: an existing one with the same text, or a new one."""
-        candidate = KernelOp(self._fresh_name(kind, ops), kind, body)
+        candidate = KernelOp("kernel", kind, body)
         key = f"{kind} {_body_text(candidate)}"
         existing = self.by_body.get(key)
         if existing is not None:
-            self.names.discard(candidate.sym_name.data)
             return existing
+        candidate.properties["sym_name"] = StringAttr(self._fresh_name(kind, ops))
         self.by_body[key] = candidate
-        first_function = next(op for op in self.module.ops if not _is_declaration(op))
-        self.module.body.block.insert_op_before(candidate, first_function)
+        if self.first_function is None:
+            self.first_function = next(op for op in self.module.ops if not _is_declaration(op))
+        self.module.body.block.insert_op_before(candidate, self.first_function)
         return candidate
 
     def _fresh_name(self, kind: str, ops: list[Operation]) -> str:
-        """``<kind>_<op names>``: made only of identifier characters of ATen op names."""
+        """``<kind>_<op names>``, then ``_1``, ``_2``, ... for the first that no kernel has: made
+        only of identifier characters of ATen op names. Names are only ever taken, so the
+        search for a base goes on where it last stopped."""
         stems = [_NAME_PIECE.sub("_", op.name.removeprefix("aten.")).strip("_") for op in ops[:3]]
         base = "_".join([kind, *stems]) + ("_etc" if len(ops) > 3 else "")
-        name, index = base, 0
+        index = self.unchecked_index.get(base, 0)
+        name = f"{base}_{index}" if index else base
         while name in self.names:
             index += 1
             name = f"{base}_{index}"
         self.names.add(name)
+        self.unchecked_index[base] = index + 1
         return name
 
 
-def outline(group: FusionGroup, table: KernelTable, builder: Builder) -> LaunchOp | None:
+def outline(group: FusionGroup, table: KernelTable, scope: SymbolScope, builder: Builder) -> LaunchOp | None:
     """Replaces ``group``'s ops by a launch of its kernel, placed where its last op was; a
-    generated group whose values nothing reads is dead (its ops are pure) and erased: None."""
+    generated group whose values nothing reads is dead (its ops are pure) and erased: None.
+    ``scope`` is the ``SymbolScope`` of the group's block, told of the launch."""
     members = group.members
     inputs = _inputs(group.ops, members)
     outputs = [r for op in group.ops for r in op.results if any(u.operation not in members for u in r.uses)]
@@ -71,7 +81,7 @@ def outline(group: FusionGroup, table: KernelTable, builder: Builder) -> LaunchO
         _erase(group.ops)
         return None
     first, last = group.ops[0], group.ops[-1]
-    sizes = _sizes_in_scope(sorted(_size_symbols(group.ops, inputs)), first, builder)
+    sizes = _sizes_in_scope(sorted(_size_symbols(group.ops, inputs)), first, scope, builder)
     block = Block(arg_types=[v.type for v in inputs] + [size.type for size in sizes])
     mapping: dict[SSAValue, SSAValue] = dict(zip(inputs, block.args))
     for op in group.ops:
@@ -81,6 +91,7 @@ def outline(group: FusionGroup, table: KernelTable, builder: Builder) -> LaunchO
     launch = LaunchOp(kernel.sym_name.data, [*inputs, *sizes], [v.type for v in outputs])
     launch.location = last.location
     builder.insert(launch, InsertPoint.before(last))
+    scope.inserted(launch, last)
     for value, result in zip(outputs, launch.outputs):
         result.name_hint = value.name_hint
         value.replace_all_uses_with(result)
@@ -119,7 +130,8 @@ def _size_symbols(ops: list[Operation], inputs: list[SSAValue]) -> set[str]:
     return found
 
 
-def _sizes_in_scope(symbols: list[str], first: Operation, builder: Builder) -> list[SSAValue]:
+def _sizes_in_scope(symbols: list[str], first: Operation, scope: SymbolScope,
+                    builder: Builder) -> list[SSAValue]:
     """The ``!hop.symint`` (``!hop.symfloat`` for a float symbol, from a float ``.item()``)
     of each symbol that a value in scope before ``first`` binds, or a ``hop.sym_size`` of a
     tensor there makes. A symbol with neither stays free in the kernel, read by name where
@@ -129,9 +141,9 @@ def _sizes_in_scope(symbols: list[str], first: Operation, builder: Builder) -> l
     sizes = []
     for symbol in symbols:
         if is_float_symbol_name(symbol):
-            found = next((v for v in values_in_scope(first) if v.type == SymFloatType(symbol)), None)
+            found = scope.nearest(SymFloatType(symbol), first)
         else:
-            found = symint_if_bound(symbol, first, builder)
+            found = scope.symint_if_bound(symbol, first, builder)
         if found is not None:
             sizes.append(found)
     return sizes

@@ -55,7 +55,7 @@ def _summed_slice_gradients(op: AtenOp, tree: list[AtenOp], root: bool = False) 
     """The ``slice_backward`` leaves of the ``add`` tree at ``op`` (its additions without
     ``alpha``, every node but the root read once, all of one type); None if it is not one.
     Appends the nodes below the root to ``tree``, each before the nodes it reads."""
-    if not root and op.results[0].uses.get_length() != 1:
+    if not root and not op.results[0].has_one_use():
         return None
     if not root:
         tree.append(op)

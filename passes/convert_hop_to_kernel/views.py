@@ -61,7 +61,7 @@ class TransposeOfTranspose(RewritePattern):
                 or inner.name != "aten.t_copy" or op.results[0].type != inner.operands[0].type:
             return
         source = inner.operands[0]
-        if (not isinstance(source.owner, Operation) or source.uses.get_length() != 1) \
+        if (not isinstance(source.owner, Operation) or not source.has_one_use()) \
                 and not _read_only_by_layout_free_ops_of_its_block(op, depth=0):
             return  # an argument, or a value read elsewhere: the result would alias it
         rewriter.replace_matched_op([], [inner.operands[0]])

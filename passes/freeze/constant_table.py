@@ -28,8 +28,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolOpInterface
 
 from hopc.dialects.hop import BufferOp, ConstantOp, GetConstantOp, ParameterOp, SymbolOp
-from hopc.ir.constants import SYMBOL_NAME, constant_op, constant_tensor
 from hopc.ir.resources import BlobOwner
+from hopc.torch_bridge.tensor_constants import SYMBOL_NAME, constant_op, constant_tensor
 
 _GLOBAL_OPS = (SymbolOp, ParameterOp, BufferOp, ConstantOp)
 """The module-level declarations that new constants follow."""

@@ -67,11 +67,9 @@ from xdsl.dialects.builtin import ArrayAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Operation
 from xdsl.pattern_rewriter import PatternRewriter
 
-from hopc.backend.interpreter_ops import call_aten, match_types
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.hop import CondOp, GetConstantOp, InvokeSubgraphOp, WhileOp
 from hopc.dialects.hop_interface import HopRegionInterface, hop_interface
-from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import ExprAttr, TensorType
 from hopc.passes.canonicalization.hop import (
     InlineCondWithConstantPredicate,
@@ -80,6 +78,9 @@ from hopc.passes.canonicalization.hop import (
 )
 from hopc.passes.freeze.constant_table import ConstantTable, constant_name
 from hopc.passes.freeze.layouts import prepare_layout
+from hopc.torch_bridge.aten_call import call_aten
+from hopc.torch_bridge.runtime_types import match_types
+from hopc.torch_bridge.torch_values import dtype_of
 
 
 class ConstantFolder:

@@ -52,18 +52,18 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 
-from hopc.dialects.aten_builders import build_aten
 from hopc.dialects.hop import BufferOp, ConstantOp, EntryOp, ParameterOp, SubgraphOp
+from hopc.dialects.hop_function_signature import function_signature
+from hopc.dialects.hop_module_structure import entry_functions
 from hopc.ir.diagnostics import op_error
-from hopc.ir.module import entry_functions
 from hopc.ir.resources import BlobOwner
-from hopc.ir.signature import function_signature
 from hopc.passes.dce import DeadCodeEliminationPass
 from hopc.passes.freeze.constant_table import ConstantTable, constant_name
 from hopc.passes.freeze.folding import ConstantFolder
 from hopc.passes.freeze.globals import freeze_arguments
 from hopc.passes.freeze.subgraphs import enter_shared_constants
 from hopc.passes.verify_functional import verify_functional
+from hopc.torch_bridge.aten_builders import build_aten
 
 DEFAULT_MAX_CONSTANT_BYTES = 64 << 20
 """The largest value one folded constant may hold (64 MiB); an op with a larger result stays."""

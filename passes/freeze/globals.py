@@ -33,13 +33,13 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, Module
 from xdsl.dialects.func import FuncOp
 
 from hopc.dialects.hop import BufferOp, ConstantOp, GetConstantOp, ParameterOp
+from hopc.dialects.hop_function_signature import function_signature
 from hopc.dialects.hop_module import COPY_BACK
-from hopc.ir.constants import global_value
 from hopc.ir.diagnostics import op_error
-from hopc.ir.signature import function_signature
-from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import TensorType
 from hopc.passes.freeze.constant_table import ConstantTable
+from hopc.torch_bridge.tensor_constants import global_value
+from hopc.torch_bridge.torch_values import dtype_of
 
 NOT_FROZEN = "hop.not_frozen"
 """The attribute on a global that stays an entry argument: why it was not frozen."""

@@ -24,11 +24,11 @@ import torch
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.dialects.aten import AtenOp
-from hopc.ir.aten_call import overload_of
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.types import TensorType
 from hopc.passes.autograd.aten_rule import decompose
 from hopc.passes.freeze.constant_table import constant_name
+from hopc.torch_bridge.aten_call import overload_of
 
 
 def prepare_layout(op: AtenOp, module: ModuleOp) -> bool:

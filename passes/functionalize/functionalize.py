@@ -64,8 +64,8 @@ from xdsl.passes import ModulePass
 
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
+from hopc.dialects.hop_module_structure import entry_function, entry_signature
 from hopc.ir.diagnostics import op_error
-from hopc.ir.module import entry_function, entry_signature
 from hopc.passes.functionalize.aliases import AliasState, describe
 from hopc.passes.functionalize.hops import HOP_FUNCTIONALIZERS, functionalize_subgraph
 from hopc.passes.functionalize.layout import Layout, LayoutRules

@@ -83,7 +83,7 @@ def functionalize_mutation(state: AliasState, op: AtenOp) -> None:
         new = build(functional.op_name, groups, properties, result_types, op)
     else:
         # The tracer loads torch and sympy: only an op whose type is uncertain pays for them.
-        from hopc.dialects.aten_builders import build_aten_from_groups
+        from hopc.torch_bridge.aten_builders import build_aten_from_groups
 
         new = build_aten_from_groups(functional.op_name, groups, properties, origin=op)
     state.insert(new)

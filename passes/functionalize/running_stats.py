@@ -21,7 +21,7 @@ located error.
 
 Result types follow PyTorch's CPU kernel: the saved statistics have the
 running statistics' element type and the channel count ``x.shape[1]``. They
-are not traced (``hopc.dialects.aten_builders``): the meta kernel gives the
+are not traced (``hopc.torch_bridge.aten_builders``): the meta kernel gives the
 saved statistics ``x``'s element type, which differs under mixed precision.
 """
 

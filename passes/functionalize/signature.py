@@ -13,8 +13,8 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, Integ
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 
+from hopc.dialects.hop_module_structure import COPY_BACK
 from hopc.ir.diagnostics import op_error
-from hopc.ir.module import COPY_BACK
 
 
 def add_copy_back_results(function: FuncOp, finals: dict[int, SSAValue],

@@ -17,8 +17,8 @@ import sympy
 
 from hopc.dialects.kernel import BufferType
 from hopc.ir.symbolic import parse_expr
-from hopc.ir.torch_values import dtype_of
 from hopc.passes.plan_memory.planner import BlockPlan
+from hopc.torch_bridge.torch_values import dtype_of
 
 
 def buffer_bytes(buffer_type: BufferType) -> sympy.Expr:
@@ -28,12 +28,18 @@ def buffer_bytes(buffer_type: BufferType) -> sympy.Expr:
 
 
 def peak_bytes(plan: BlockPlan) -> sympy.Expr:
-    """The peak bytes held by the buffers of ``plan`` and its nested plans (module docstring)."""
+    """The peak bytes held by the buffers of ``plan`` and its nested plans (module docstring).
+    The bytes live at each op are a running sum as the ops go by: a buffer's bytes come in
+    at its first writer and go after its last reader."""
     sizes = {buffer: buffer_bytes(buffer.type) for buffer in plan.buffers}
+    change: dict[int, list[sympy.Expr]] = {}
+    for buffer, size in sizes.items():
+        change.setdefault(buffer.first_write, []).append(size)
+        change.setdefault(buffer.live_until + 1, []).append(-size)
+    live: sympy.Expr = sympy.Integer(0)
     at_each_op = []
     for position, op in enumerate(plan.block.ops):
-        live = sum((size for buffer, size in sizes.items()
-                    if buffer.first_write <= position <= buffer.live_until), sympy.Integer(0))
+        live = sum(change.get(position, ()), live)
         nested = maximum(peak_bytes(nested) for nested in plan.nested.get(op, ()))
         at_each_op.append(sympy.expand(live + nested))
     return maximum(at_each_op)

@@ -54,7 +54,8 @@ results of host region ops (which may be such values; see lifetimes).
 
 Allocation point. A buffer's ``kernel.alloc`` is placed right before its
 first writer, with the ``!hop.symint`` of each symbol of its type as sizes
-(``hopc.ir.symbol_values.symint_for`` at the writer). Every symbol of a
+(``hopc.dialects.symbol_values.symint_for`` at the writer, through a
+``hopc.dialects.symbol_scope.SymbolScope``). Every symbol of a
 planned result's type is bound before its launch: by the launch's tensor
 operands, or by a symint operand. So an unbacked symbol (from ``hop.item``
 or from a data-dependent extern launch) is in scope there, as that op's
@@ -85,7 +86,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from hopc.dialects.hop import SymbolOp
 from hopc.dialects.kernel import AllocOp, KernelOp, LaunchOp, module_device
-from hopc.ir.symbol_values import symint_for
+from hopc.dialects.symbol_scope import SymbolScope
 from hopc.ir.symbolic import evaluate, free_symbol_names, print_expr
 from hopc.ir.types import ExprAttr
 from hopc.passes.plan_memory.peak import peak_bytes
@@ -183,12 +184,15 @@ def _apply(plan: BlockPlan) -> None:
     """Writes ``plan`` and its nested plans into the IR: the allocs, then ``into`` on each launch."""
     for nested in plan.walk():
         ops = list(nested.block.ops)
+        scope = SymbolScope(nested.block)
         allocs = {}
         for buffer in nested.buffers:
             writer = ops[buffer.first_write]
             builder = Builder(InsertPoint.before(writer))
-            sizes = [symint_for(symbol, writer, builder) for symbol in sorted(buffer.type.free_symbols())]
-            allocs[buffer] = builder.insert(AllocOp(buffer.type, sizes)).buffer
+            sizes = [scope.symint_for(symbol, writer, builder) for symbol in sorted(buffer.type.free_symbols())]
+            alloc = builder.insert(AllocOp(buffer.type, sizes))
+            scope.inserted(alloc, writer)
+            allocs[buffer] = alloc.buffer
         for launch, buffers in nested.into.items():
             written = LaunchOp(launch.callee.root_reference.data, launch.arguments,
                                [r.type for r in launch.outputs], [allocs[b] for b in buffers])

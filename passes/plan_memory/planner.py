@@ -3,13 +3,16 @@
 ``plan_block(block, device)`` decides, without changing the IR, which buffer
 each planned launch result of ``block`` goes into, and plans the blocks of
 its host region ops the same way (Note [memory plan] in
-``hopc.passes.plan_memory.plan_memory``).
+``hopc.passes.plan_memory.plan_memory``). Each result costs the same in a
+block of any length: a free buffer is found in heaps by type
+(``_FreeBuffers``), kernels by ``LaunchOp.kernel``'s table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from heapq import heappop, heappush
 
 from xdsl.ir import Block, Operation, SSAValue
 
@@ -66,6 +69,7 @@ def plan_block(block: Block, device: str) -> BlockPlan:
     plan = BlockPlan(block)
     last_use = last_uses(block)
     holding: dict[SSAValue, Buffer] = {}
+    free = _FreeBuffers()
     for position, op in enumerate(block.ops):
         if op.regions:
             plan.nested[op] = [plan_block(nested, device) for region in op.regions for nested in region.blocks]
@@ -78,10 +82,11 @@ def plan_block(block: Block, device: str) -> BlockPlan:
             if buffer is not None:
                 plan.in_place += 1
             else:
-                buffer = _free_buffer(plan.buffers, wanted, position) or Buffer(wanted, position)
+                buffer = free.first(wanted, position) or Buffer(wanted, position)
             if not buffer.values:
                 plan.buffers.append(buffer)
             buffer.hold(result, last_use[result])
+            free.held(buffer)
             holding[result] = buffer
             buffers.append(buffer)
         plan.into[op] = buffers
@@ -168,9 +173,38 @@ def _viewed(value: SSAValue) -> bool:
     return any(value in viewed_operands(use.operation) for use in value.uses)
 
 
-def _free_buffer(buffers: list[Buffer], wanted: BufferType, position: int) -> Buffer | None:
-    """The first buffer of type ``wanted`` whose value's last reader ran before ``position``."""
-    return next((b for b in buffers if b.type == wanted and b.live_until < position), None)
+class _FreeBuffers:
+    """Which buffer a result reuses: the first made of the block's buffers of its type whose
+    value's last reader ran before it, found without a look at every buffer.
+
+    Invariant: ``first`` is asked at positions that never decrease. ``waiting[t]``
+    is a heap of (last use, order made, values held, buffer), one entry for each
+    time a buffer of type ``t`` took a value, the entry of its latest value the
+    current one; ``free[t]`` a heap of (order made, buffer) of the buffers whose
+    current entry left ``waiting`` (their last use passed) and that no result
+    took since.
+    """
+
+    def __init__(self) -> None:
+        self.made: dict[Buffer, int] = {}
+        self.waiting: dict[BufferType, list[tuple[int, int, int, Buffer]]] = {}
+        self.free: dict[BufferType, list[tuple[int, Buffer]]] = {}
+
+    def first(self, wanted: BufferType, position: int) -> Buffer | None:
+        """The first made buffer of type ``wanted`` whose value's last reader ran before
+        ``position``, now taken; None if there is none."""
+        waiting = self.waiting.get(wanted, [])
+        free = self.free.setdefault(wanted, [])
+        while waiting and waiting[0][0] < position:
+            _, made, held, buffer = heappop(waiting)
+            if held == len(buffer.values):
+                heappush(free, (made, buffer))
+        return heappop(free)[1] if free else None
+
+    def held(self, buffer: Buffer) -> None:
+        """Records that ``buffer`` took a value (its ``live_until`` is that value's last use)."""
+        made = self.made.setdefault(buffer, len(self.made))
+        heappush(self.waiting.setdefault(buffer.type, []), (buffer.live_until, made, len(buffer.values), buffer))
 
 
 def _resizes_out(base_name: str, launch: LaunchOp) -> bool:

@@ -24,8 +24,8 @@ from hopc.backend.interpreter import run_module
 from hopc.backend.runtime.entry_values import constant_tensor
 from hopc.dialects import hop
 from hopc.dialects.hop_module import ConstantOp
-from hopc.ir.module import differentiable_results, entry_function, entry_signature
-from hopc.ir.verify import verify_module
+from hopc.dialects.hop_module_structure import differentiable_results, entry_function, entry_signature
+from hopc.dialects.verify import verify_module
 from hopc.passes.autograd import differentiate
 from hopc.passes.autograd.hops.cond_recompute import COND_BACKWARD
 from hopc.passes.pipeline import run_pipeline

@@ -17,7 +17,7 @@ import torch
 from autograd_harness import differentiated, entry_values
 
 from hopc.backend.interpreter import run_module
-from hopc.ir.module import entry_signature
+from hopc.dialects.hop_module_structure import entry_signature
 
 
 def gradcheck_program(program, args: Sequence[torch.Tensor], *, dynamic_shapes=None,

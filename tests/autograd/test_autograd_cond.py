@@ -15,7 +15,7 @@ from torch.export import Dim
 import hopc
 from hopc.backend.interpreter import run_module
 from hopc.dialects import hop
-from hopc.ir.module import entry_function, entry_signature
+from hopc.dialects.hop_module_structure import entry_function, entry_signature
 from hopc.passes.autograd import differentiate
 from hopc.passes.pipeline import run_pipeline
 

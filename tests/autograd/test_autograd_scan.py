@@ -11,9 +11,9 @@ from torch.export import Dim
 
 import hopc
 from hopc.backend.interpreter import run_module
+from hopc.dialects.hop_module_structure import entry_signature
+from hopc.dialects.verify import verify_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_signature
-from hopc.ir.verify import verify_module
 from hopc.passes.autograd import differentiate
 
 

@@ -18,8 +18,8 @@ from xdsl.ir import SSAValue
 import hopc
 from hopc.backend.interpreter import run_module
 from hopc.dialects import hop
-from hopc.ir.module import entry_function, entry_signature
-from hopc.ir.verify import verify_module
+from hopc.dialects.hop_module_structure import entry_function, entry_signature
+from hopc.dialects.verify import verify_module
 from hopc.passes.autograd import differentiate
 from hopc.passes.pipeline import run_pipeline
 

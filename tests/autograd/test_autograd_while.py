@@ -22,9 +22,9 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 import hopc
 from hopc.backend.interpreter import run_module
 from hopc.dialects import hop
+from hopc.dialects.hop_module_structure import entry_signature
+from hopc.dialects.verify import verify_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_signature
-from hopc.ir.verify import verify_module
 from hopc.passes.autograd import differentiate
 from hopc.passes.autograd.hops.while_loop import CHECKPOINT_EVERY
 from hopc.passes.pipeline import run_pipeline

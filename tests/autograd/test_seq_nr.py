@@ -8,7 +8,7 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 import hopc
-from hopc.ir.module import entry_function
+from hopc.dialects.hop_module_structure import entry_function
 from hopc.passes.autograd import differentiate
 from hopc.passes.autograd.provenance import reachable_ops, seq_nr_pairs, sequence_number
 from hopc.passes.pipeline import run_pipeline

@@ -10,7 +10,7 @@ sizes (Note [derivatives in a frame] in ``hopc.passes.autograd.derivatives``).
 
 A builder's trace that guards (functionalize's ``add`` for an ``add_`` whose
 operand has ``self``'s sizes only under a fact Dynamo guarded) is traced in the
-frame too (Note [frame guards] in ``hopc.ir.op_tracer``); outside Dynamo it
+frame too (Note [frame guards] in ``hopc.torch_bridge.op_tracer``); outside Dynamo it
 stays a located error naming the guard.
 
 Each program trains (or runs under ``no_grad``) against eager at three or

@@ -7,7 +7,7 @@ the backward ops ("Operation using value defined out of its IsolatedFromAbove
 parent"). The operator cases are Python's unary operators on sizes
 (``hop.sym_neg``, ``hop.sym_abs``, ``hop.sym_not``) and ``torch.sym_sum``; a
 ``torch.sym_ite`` size in a derivative's trace is evaluated on torch sizes
-without a guard (``hopc.ir.torch_symbolic``). The cond cases save a predicate
+without a guard (``hopc.torch_bridge.torch_symbolic``). The cond cases save a predicate
 over an unbacked symbol, whose symbol the backward must bind as well.
 """
 

@@ -20,8 +20,8 @@ from hopc.backend.lowering import lower_to_kernel
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.hop import CondOp
 from hopc.dialects.kernel import KernelOp, LaunchOp
-from hopc.ir.parse import parse_module
-from hopc.ir.verify import verify_module
+from hopc.dialects.parse import parse_module
+from hopc.dialects.verify import verify_module
 from hopc.passes.convert_hop_to_kernel import convert_to_kernel
 from hopc.passes.pipeline import run_pipeline
 
@@ -102,7 +102,7 @@ def test_corpus_program_is_preserved_when_lowered(case):
 
 def _with_globals(module, program, inputs: list[object]) -> list[object]:
     """The entry function's arguments: the inputs, then the parameters and buffers it reads."""
-    from hopc.ir.module import entry_signature
+    from hopc.dialects.hop_module_structure import entry_signature
 
     signature = entry_signature(module)
     named = dict(program.named_parameters()) | dict(program.named_buffers()) \

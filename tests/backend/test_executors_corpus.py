@@ -31,7 +31,7 @@ from frontend_harness import check_compile, fresh
 from hopc.backend.interpreter import run_module
 from hopc.backend.runtime.executors import EXECUTORS as ALL_EXECUTORS
 from hopc.backend.runtime.executors import executor_named
-from hopc.ir.module import differentiable_results, entry_signature
+from hopc.dialects.hop_module_structure import differentiable_results, entry_signature
 
 EXECUTORS = sorted(ALL_EXECUTORS)
 

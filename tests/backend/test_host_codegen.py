@@ -16,9 +16,9 @@ from hopc.backend.host.names import Names
 from hopc.backend.interpreter import InterpreterError, run_module
 from hopc.backend.runtime.executors import executor_named
 from hopc.dialects import hop
+from hopc.dialects.hop_module_structure import entry_function
+from hopc.dialects.parse import parse_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_function
-from hopc.ir.parse import parse_module
 from hopc.ir.symbolic import evaluate, parse_expr
 
 T = "!hop.tensor<[s0, 16], f32>"

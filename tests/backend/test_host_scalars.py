@@ -10,8 +10,8 @@ from hopc.backend.host.ops_kernel import lower_launch_inline
 from hopc.backend.interpreter import run_module
 from hopc.backend.lowering import lower_to_kernel
 from hopc.backend.runtime.executors import executor_named
-from hopc.ir.module import entry_function
-from hopc.ir.parse import parse_module
+from hopc.dialects.hop_module_structure import entry_function
+from hopc.dialects.parse import parse_module
 
 I64, H = "!hop.tensor<[], i64>", "!hop.tensor<[4], f32>"
 

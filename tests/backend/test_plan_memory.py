@@ -18,14 +18,14 @@ from xdsl.builder import Builder
 from xdsl.dialects.func import FuncOp
 from xdsl.rewriter import InsertPoint
 
+from hopc.dialects.context import make_context
 from hopc.dialects.hop import SymSizeOp
+from hopc.dialects.hop_module_structure import declared_symbols
 from hopc.dialects.kernel import LaunchOp
-from hopc.ir.context import make_context
+from hopc.dialects.parse import parse_module
+from hopc.dialects.symbol_values import symint_for
+from hopc.dialects.verify import verify_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import declared_symbols
-from hopc.ir.parse import parse_module
-from hopc.ir.symbol_values import symint_for
-from hopc.ir.verify import verify_module
 from hopc.passes.plan_memory import PlanMemoryPass, plan_memory
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))

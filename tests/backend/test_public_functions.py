@@ -7,8 +7,8 @@ import torch
 
 from hopc.backend.interpreter import run_module
 from hopc.backend.runtime.executors import executor_named
-from hopc.ir.module import entry_function
-from hopc.ir.parse import parse_module
+from hopc.dialects.hop_module_structure import entry_function
+from hopc.dialects.parse import parse_module
 
 CASES = {
     # not through the public function, which would run add.Tensor and refuse the int tensor here

@@ -9,7 +9,7 @@ from triton_kernels import check_kernel, kernel_module, kernel_of
 
 from hopc.backend.triton.emit import emit_kernel
 from hopc.backend.triton.names import comment_text, function_name, literal
-from hopc.ir.parse import parse_module
+from hopc.dialects.parse import parse_module
 
 HOSTILE = 'x; import os\\n\\"\\"\\"'
 F32 = "!hop.tensor<[s0], f32>"

@@ -19,7 +19,7 @@ import torch
 from hopc.backend.interpreter import run_module
 from hopc.backend.triton.launcher import Launcher, compile_kernel
 from hopc.dialects.kernel import KernelOp
-from hopc.ir.parse import parse_module
+from hopc.dialects.parse import parse_module
 
 
 def kernel_module(kind: str, arguments: Sequence[str], body: str, yields: Sequence[tuple[str, str]],

@@ -13,11 +13,11 @@ from interpreter_outcomes import Outcome, run_outcome
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, SymbolRefAttr
 
 from hopc.dialects.hop import ParameterOp
-from hopc.ir.constants import tensor_value
-from hopc.ir.module import entry_function, entry_signature
-from hopc.ir.signature import USER
-from hopc.ir.verify import verify_module
+from hopc.dialects.hop_function_signature import USER
+from hopc.dialects.hop_module_structure import entry_function, entry_signature
+from hopc.dialects.verify import verify_module
 from hopc.passes.freeze import freeze
+from hopc.torch_bridge.tensor_constants import tensor_value
 
 
 def frozen_arguments(before: ModuleOp, after: ModuleOp, arguments: list[object]) -> list[object]:

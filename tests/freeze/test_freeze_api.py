@@ -7,9 +7,9 @@ import torch
 
 import hopc
 from hopc.backend.interpreter import run_module
-from hopc.ir.context import make_context
+from hopc.dialects.context import make_context
+from hopc.dialects.verify import verify_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.verify import verify_module
 from hopc.passes import pass_class
 from hopc.passes.freeze import freeze
 

@@ -20,11 +20,11 @@ import pytest
 import torch
 
 from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp
-from hopc.ir.constants import global_value
-from hopc.ir.module import entry_function, entry_signature
-from hopc.ir.parse import parse_module
+from hopc.dialects.hop_module_structure import entry_function, entry_signature
+from hopc.dialects.parse import parse_module
 from hopc.ir.types import TensorType
 from hopc.passes.pipeline import run_pipeline
+from hopc.torch_bridge.tensor_constants import global_value
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from freeze_harness import as_parameters, run_frozen_and_not  # after tests/ is on the path

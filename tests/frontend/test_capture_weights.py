@@ -18,8 +18,8 @@ from xdsl.dialects.builtin import DenseResourceAttr
 import hopc
 from hopc.backend.interpreter import run_module
 from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp
-from hopc.ir.constants import global_value
 from hopc.tools.opt import main as hopc_opt
+from hopc.torch_bridge.tensor_constants import global_value
 
 MLIR_OPT = next((path for name in ("mlir-opt", "mlir-opt-22", "/usr/lib/llvm-22/bin/mlir-opt")
                  if (path := shutil.which(name))), None)

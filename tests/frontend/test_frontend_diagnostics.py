@@ -8,7 +8,7 @@ import torch
 from frontend_models import TransformerBlock
 
 import hopc
-from hopc.frontend.locations import node_location
+from hopc.fx_import.locations import node_location
 from hopc.ir.diagnostics import HopcError, location_of
 
 

@@ -17,9 +17,9 @@ from frontend_models import Mlp, TransformerBlock
 
 import hopc
 import hopc.passes.autograd
+from hopc.dialects.hop_function_signature import USER
+from hopc.dialects.hop_module_structure import entry_signature
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_signature
-from hopc.ir.signature import USER
 
 SEED = torch.Generator()
 """Draws the inputs of programs run twice (eager and compiled) the same way."""

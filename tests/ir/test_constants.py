@@ -1,4 +1,4 @@
-"""Module constants: ``hopc.ir.constants``, ``hop.get_constant``, resource blobs, global values."""
+"""Module constants: ``hopc.torch_bridge.tensor_constants``, ``hop.get_constant``, resource blobs, global values."""
 
 from __future__ import annotations
 
@@ -14,7 +14,13 @@ from hopc.backend.interpreter import run_module
 from hopc.backend.runtime import entry_values
 from hopc.backend.runtime.plan import plan_function
 from hopc.dialects import hop
-from hopc.ir.constants import (
+from hopc.dialects.hop_module_structure import entry_function
+from hopc.dialects.verify import verify_module
+from hopc.ir.diagnostics import HopcError
+from hopc.ir.resources import BLOBS
+from hopc.ir.types import TensorType
+from hopc.passes.verify_isolated import verify_isolated
+from hopc.torch_bridge.tensor_constants import (
     INLINE_ELEMENT_LIMIT,
     constant_bytes,
     constant_op,
@@ -22,12 +28,6 @@ from hopc.ir.constants import (
     global_value,
     tensor_value,
 )
-from hopc.ir.diagnostics import HopcError
-from hopc.ir.module import entry_function
-from hopc.ir.resources import BLOBS
-from hopc.ir.types import TensorType
-from hopc.ir.verify import verify_module
-from hopc.passes.verify_isolated import verify_isolated
 
 DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8, torch.int16,
           torch.int32, torch.int64, torch.uint8, torch.bool, torch.complex64]

@@ -2,7 +2,7 @@
 // RUN: hopc-opt %s --split-input-file --print-op-generic | filecheck %s --check-prefix=GENERIC
 // RUN: hopc-opt %s --print-op-generic --split-input-file | hopc-opt --split-input-file | filecheck %s
 
-// hop.symbol's optional example value (Note [trace hints] in hopc.ir.op_tracer),
+// hop.symbol's optional example value (Note [trace hints] in hopc.torch_bridge.op_tracer),
 // in custom and generic form; the last RUN parses the generic form back.
 
 // A backed symbol with the hint its capture recorded, one without.

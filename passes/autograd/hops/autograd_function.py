@@ -25,11 +25,11 @@ from xdsl.ir import SSAValue
 from xdsl.traits import SymbolTable
 
 from hopc.dialects import hop
-from hopc.dialects.aten_builders import build_aten
 from hopc.ir.diagnostics import op_error
 from hopc.passes.autograd.hops.outlining import call, module_of
 from hopc.passes.autograd.joint import JointBuilder
 from hopc.passes.autograd.rules import backward_rule_for
+from hopc.torch_bridge.aten_builders import build_aten
 
 
 @backward_rule_for(hop.AutogradFunctionOp)

@@ -39,11 +39,9 @@ from collections.abc import Sequence
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from hopc.dialects import hop
-from hopc.dialects.aten_builders import build_aten
 from hopc.dialects.hop_interface import hop_interface
 from hopc.ir.diagnostics import op_error
 from hopc.ir.substitution import substitute
-from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import Dim, TensorType, canonical_dim, free_symbols_of_types
 from hopc.passes.autograd.hops.cond_recompute import (
     can_recompute,
@@ -63,6 +61,8 @@ from hopc.passes.autograd.joint import JointBuilder, active_values
 from hopc.passes.autograd.regions import region_pair
 from hopc.passes.autograd.rules import backward_rule_for
 from hopc.passes.autograd.symbols import clone_substituted, fresh_symbol
+from hopc.torch_bridge.aten_builders import build_aten
+from hopc.torch_bridge.torch_values import dtype_of
 
 
 @backward_rule_for(hop.CondOp)

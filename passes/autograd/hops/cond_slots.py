@@ -27,7 +27,7 @@ result of the forward cond), which the other branch fills with a placeholder.
 Why flatten rather than keep the shape: the backward block needs the
 residual's own type (``[s0, 4]``), and the IR has no op that asserts a
 fresh size equal to a known one; ``view_copy`` from ``[g]`` to ``[s0, 4]``
-would guard on ``g == 4*s0`` (Note [trace guards] in ``hopc.ir.op_tracer``),
+would guard on ``g == 4*s0`` (Note [trace guards] in ``hopc.torch_bridge.op_tracer``),
 while ``as_strided_copy`` of a contiguous tensor traces without one.
 """
 
@@ -40,12 +40,12 @@ from math import prod
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from hopc.dialects import hop
-from hopc.dialects.aten_builders import build_aten
 from hopc.ir.diagnostics import op_error
 from hopc.ir.substitution import substitute
 from hopc.ir.symbol_uses import symbols_mentioned_by
 from hopc.ir.types import Dim, SymIntType, TensorType, dim_symbols, free_symbols_of_types, shape_symbols
 from hopc.passes.autograd.regions import RegionPair
+from hopc.torch_bridge.aten_builders import build_aten
 
 _TINY = 64
 """An unmatched static residual of at most this many elements gets a zero placeholder of its type."""

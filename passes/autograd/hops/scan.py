@@ -50,7 +50,6 @@ from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from hopc.dialects import hop
-from hopc.dialects.aten_builders import build_aten
 from hopc.dialects.hop_interface import RegionEntry, hop_interface, stacked_type
 from hopc.ir.diagnostics import op_error
 from hopc.ir.symbol_uses import symbols_of_attribute
@@ -58,6 +57,7 @@ from hopc.ir.types import TensorType
 from hopc.passes.autograd.joint import JointBuilder, is_differentiable, loop_active_arguments
 from hopc.passes.autograd.regions import RegionPair, region_pair
 from hopc.passes.autograd.rules import backward_rule_for
+from hopc.torch_bridge.aten_builders import build_aten
 
 
 @backward_rule_for(hop.ScanOp, hop.MapOp)

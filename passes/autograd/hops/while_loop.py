@@ -62,7 +62,6 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from hopc.dialects import hop
-from hopc.dialects.aten_builders import build_aten
 from hopc.ir.diagnostics import op_error
 from hopc.ir.types import DTYPES, TensorType, free_symbols_of_types, shape_symbols
 from hopc.passes.autograd.hops.outlining import add_subgraph, draws_random_numbers, module_of
@@ -71,6 +70,7 @@ from hopc.passes.autograd.joint import JointBuilder, is_differentiable, loop_act
 from hopc.passes.autograd.regions import RegionPair, cloned_block, region_joint, region_pair
 from hopc.passes.autograd.rules import backward_rule_for
 from hopc.passes.autograd.symbols import fresh_symbol
+from hopc.torch_bridge.aten_builders import build_aten
 
 CHECKPOINT_EVERY = "hop.checkpoint_every"
 """The optional attribute of a forward ``hop.while``: k, the iterations between snapshots."""

@@ -45,11 +45,11 @@ import torch
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from hopc.dialects import hop
-from hopc.dialects.aten_builders import build_aten
-from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import Dim, SymIntType, TensorType, canonical_dim
 from hopc.passes.autograd.hops.outlining import call
 from hopc.passes.autograd.joint import JointBuilder
+from hopc.torch_bridge.aten_builders import build_aten
+from hopc.torch_bridge.torch_values import dtype_of
 
 _CPU = torch.device("cpu")
 

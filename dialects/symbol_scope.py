@@ -1,4 +1,4 @@
-"""``hopc.ir.symbol_values``' lookups, for many ops of one block at the cost of a bisection each.
+"""``hopc.dialects.symbol_values``' lookups, for many ops of one block at the cost of a bisection each.
 
 ``symint_if_bound(symbol, before, builder)`` walks back from ``before`` to the
 nearest ``!hop.symint<symbol>``; a pass asking at every launch of a block
@@ -7,7 +7,7 @@ the block each time, quadratic in its length, since the one ``hop.sym_size``
 of a symbol often sits at its top. ``SymbolScope(block)`` numbers the ops of
 ``block`` once and keeps, by type and by whole symbolic dimension, the values
 they define, so that each lookup bisects; its answers are
-``hopc.ir.symbol_values``' own (Note [scope positions]).
+``hopc.dialects.symbol_values``' own (Note [scope positions]).
 
 Note [scope positions]
 ~~~~~~~~~~~~~~~~~~~~~~
@@ -39,8 +39,8 @@ from xdsl.traits import IsolatedFromAbove
 
 from hopc.dialects.hop import SymSizeOp
 from hopc.dialects.hop_interface import HopRegionInterface
+from hopc.dialects.symbol_values import values_in_scope
 from hopc.ir.diagnostics import op_error
-from hopc.ir.symbol_values import values_in_scope
 from hopc.ir.types import SymIntType, TensorType
 
 INSERTED_LAST = 1 << 62
@@ -104,7 +104,7 @@ class SymbolScope:
         return found
 
     def symint_if_bound(self, symbol: str, before: Operation, builder: Builder) -> SSAValue | None:
-        """``hopc.ir.symbol_values.symint_if_bound``, its ``hop.sym_size`` announced here."""
+        """``hopc.dialects.symbol_values.symint_if_bound``, its ``hop.sym_size`` announced here."""
         found = self.nearest(SymIntType(symbol), before)
         if found is not None:
             return found
@@ -122,7 +122,7 @@ class SymbolScope:
         return size.result
 
     def symint_for(self, symbol: str, before: Operation, builder: Builder) -> SSAValue:
-        """``hopc.ir.symbol_values.symint_for``, by ``symint_if_bound`` above."""
+        """``hopc.dialects.symbol_values.symint_for``, by ``symint_if_bound`` above."""
         value = self.symint_if_bound(symbol, before, builder)
         if value is None:
             raise op_error(before, f"needs the size {symbol}, but no !hop.symint<{symbol}> value and no "

@@ -3,9 +3,9 @@
 ``FakeShapes`` holds a ``ShapeEnv`` and a ``FakeTensorMode``: each of our named
 symbols becomes a backed torch ``SymInt`` whose hint is the symbol's recorded
 example value (``SymbolFacts``, from ``hop.symbol ... hint N``; Note [trace
-hints] in ``hopc.ir.op_tracer``), our tensor types become fake tensors, and
+hints] in ``hopc.torch_bridge.op_tracer``), our tensor types become fake tensors, and
 the sizes PyTorch computes are mapped back to our expression text. This is how
-``hopc.ir.op_tracer`` infers result types and traces functions of ATen ops.
+``hopc.torch_bridge.op_tracer`` infers result types and traces functions of ATen ops.
 
 Note [torch expressions]: PyTorch's sympy expressions use its own functions
 (``FloorDiv``, ``PythonMod``, ``Max``...) over its own symbols; ``from_torch``
@@ -29,8 +29,8 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv
 
 from hopc.ir import symbolic, symbolic_float
-from hopc.ir.torch_values import dtype_of
 from hopc.ir.types import Dim, TensorType, canonical_dim, is_float_symbol_name
+from hopc.torch_bridge.torch_values import dtype_of
 
 DEFAULT_HINT = 8192
 """The example value of a symbol without a recorded hint (an unbacked one, or one in
@@ -121,7 +121,7 @@ class FakeShapes:
                  frame: tuple[ShapeEnv, Mapping[str, torch.SymInt]] | None = None):
         """``frame`` (a Dynamo frame's ``ShapeEnv`` and its SymInt for each of our symbols)
         sizes the fake tensors by the frame's own symbols, so that a guard the trace
-        installs is the frame's (Note [frame guards] in ``hopc.ir.op_tracer``)."""
+        installs is the frame's (Note [frame guards] in ``hopc.torch_bridge.op_tracer``)."""
         self.shape_env, symints = frame if frame is not None else (ShapeEnv(), {})
         self.in_frame = frame is not None
         self.mode = FakeTensorMode(shape_env=self.shape_env)
@@ -190,7 +190,7 @@ class FakeShapes:
         return canonical_dim(symbolic.print_expr(from_torch(expression, self._names)))
 
     def tensor_type(self, tensor: torch.Tensor) -> TensorType:
-        from hopc.ir.torch_values import element_type_of
+        from hopc.torch_bridge.torch_values import element_type_of
 
         return TensorType([self.dim(s) for s in tensor.shape], element_type_of(tensor.dtype))
 

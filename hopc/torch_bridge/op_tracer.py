@@ -7,7 +7,7 @@ Two forms share one discipline (``traced_scope``):
   the types of its outputs; autograd, decompositions and freeze build on it;
 - the op form, ``OpTracer.result_types(schema, operand_types, properties)``,
   calls one overload and gives its result types, cached
-  (``hopc.ir.op_trace_cache``); builders (``hopc.dialects.aten_builders``)
+  (``hopc.ir.op_trace_cache``); builders (``hopc.torch_bridge.aten_builders``)
   infer the types of the ops they create with it.
 
 Every trace runs with ``backed_size_oblivious`` on, within ``TraceLimits``
@@ -93,8 +93,8 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from xdsl.ir import Attribute
 
 from hopc.ir.diagnostics import HopcError, Location
-from hopc.ir.torch_symbolic import FakeShapes, SymbolFacts
 from hopc.ir.types import SymIntType, TensorType, is_float_symbol_name
+from hopc.torch_bridge.torch_symbolic import FakeShapes, SymbolFacts
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 See Note [entry signature] in ``hopc.dialects.hop_module``. ``entry_functions``
 finds the entries (named by ``hop.entry`` ops, or the single public
 ``func.func``, the forward); ``entry_signature`` reads one entry's roles
-(``hopc.ir.signature``); ``verify_structure`` checks every entry's roles
+(``hopc.dialects.hop_function_signature``); ``verify_structure`` checks every entry's roles
 against the module's globals, its kind and the entry it differentiates, and
 that every shape symbol the module mentions is declared by a ``hop.symbol``.
 """
@@ -16,6 +16,7 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp, SymbolOp
+from hopc.dialects.hop_function_signature import USER, FunctionSignature, function_signature
 from hopc.dialects.hop_module import (
     COPY_BACK,
     COTANGENT_OF,
@@ -29,7 +30,6 @@ from hopc.dialects.hop_module import (
     EntryOp,
 )
 from hopc.ir.diagnostics import HopcError, location_of, op_error
-from hopc.ir.signature import USER, FunctionSignature, function_signature
 from hopc.ir.symbol_uses import symbols_mentioned_by
 
 __all__ = ["COPY_BACK", "STRIDES", "FunctionSignature", "entry_function", "entry_functions",

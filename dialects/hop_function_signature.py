@@ -6,7 +6,7 @@
 role attribute has a value of the right kind, exclusive roles are not
 combined, a copied-back result has its argument's type. What needs the module
 (globals declared, which kind of entry may use a role, forward and backward
-agreeing) is ``hopc.ir.module``'s.
+agreeing) is ``hopc.dialects.hop_module_structure``'s.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A traced program's sizes are torch ``SymInt``s whose expressions live in the
 trace's ``ShapeEnv``. ``ShapeSymbols`` writes each one as canonical expression
-text (``hopc.ir.torch_symbolic.from_torch``, Note [torch expressions]) after
+text (``hopc.torch_bridge.torch_symbolic.from_torch``, Note [torch expressions]) after
 PyTorch's own simplification, so equal sizes get equal text; symbol names keep
 PyTorch's (``s0`` for an input dimension, ``u0`` for a size read from data).
 It remembers every symbol it wrote, and ``declarations`` declares exactly those.
@@ -17,7 +17,7 @@ Invariant: every symbol in any text this object returns is declared by
 ``declarations()``, with the range the ``ShapeEnv`` proved for it; a backed
 one also with its hint, its value in the example the program was captured
 with (the ``ShapeEnv``'s ``backed_var_to_val``; Note [trace hints] in
-``hopc.ir.op_tracer``). An unbacked symbol has no hint.
+``hopc.torch_bridge.op_tracer``). An unbacked symbol has no hint.
 """
 
 from __future__ import annotations
@@ -33,8 +33,6 @@ from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity
 from hopc.dialects.hop import SymbolOp
 from hopc.ir import symbolic
 from hopc.ir.symbolic_float import ToFloat, print_float
-from hopc.ir.torch_symbolic import from_torch
-from hopc.ir.torch_values import element_type_of
 from hopc.ir.types import (
     Dim,
     SymBoolType,
@@ -44,6 +42,8 @@ from hopc.ir.types import (
     canonical_dim,
     is_float_symbol_name,
 )
+from hopc.torch_bridge.torch_symbolic import from_torch
+from hopc.torch_bridge.torch_values import element_type_of
 
 _UNBOUNDED_SIZE = sys.maxsize - 1
 """PyTorch's upper bound for an unbacked size that nothing else bounds: no bound at all."""

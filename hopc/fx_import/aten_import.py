@@ -27,8 +27,8 @@ from xdsl.ir import Attribute, SSAValue
 from hopc.dialects.aten import AtenOp, op_class
 from hopc.dialects.aten_schema import Argument
 from hopc.dialects.custom import custom_op_name
-from hopc.frontend.shape_symbols import ShapeSymbols
-from hopc.ir.torch_values import attribute_of_value
+from hopc.fx_import.shape_symbols import ShapeSymbols
+from hopc.torch_bridge.torch_values import attribute_of_value
 
 _NOT_PASSED = object()
 

@@ -1,11 +1,11 @@
 """Result types of ATen ops, inferred with PyTorch's meta kernels under symbolic shapes.
 
 ``infer_result_types`` is the op form of the shared tracer
-(``hopc.ir.op_result_types.SHARED_TRACER``, built on ``hopc.ir.op_tracer``):
+(``hopc.torch_bridge.op_result_types.SHARED_TRACER``, built on ``hopc.torch_bridge.op_tracer``):
 the overload runs on fake tensors whose sizes are our shape symbols, and the
 sizes of its results come back as our expression text. A data-dependent size
 (``nonzero``) gets a fresh unbacked symbol from ``fresh_symbol``. Builders
-(``hopc.dialects.aten_builders``) use it when they make a new op; the parser
+(``hopc.torch_bridge.aten_builders``) use it when they make a new op; the parser
 and verifier never import torch.
 """
 
@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from xdsl.ir import Attribute
 
 from hopc.dialects.aten_schema import Schema
-from hopc.ir.op_result_types import SHARED_TRACER
-from hopc.ir.torch_symbolic import SymbolFacts
 from hopc.ir.types import TensorType
+from hopc.torch_bridge.op_result_types import SHARED_TRACER
+from hopc.torch_bridge.torch_symbolic import SymbolFacts
 
 
 def infer_result_types(schema: Schema, operand_types: Sequence[Sequence[TensorType]],

@@ -1,88 +1,23 @@
-"""What the reference interpreter does per value: call an ATen op, check a value's type.
+"""Run-time values checked against their IR types: tensors' shapes and dtypes, Python scalars.
 
-Both are pure helpers of ``hopc.backend.interpreter``: they take the values
-they need as arguments and report problems as exceptions or strings, which
-the interpreter turns into located ``InterpreterError``s.
+``match_types`` checks the values a function or a region receives (the
+reference interpreter, the runtime's argument check, freeze's folding) and
+binds the shape symbols they are the first to size; ``bind_parameters`` binds
+a subgraph's parameters. Both are pure: they take the values they need as
+arguments, and a mismatch comes back as a string, which the caller turns into
+a located error.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, MutableMapping, Sequence
-from functools import cache
+from collections.abc import MutableMapping, Sequence
 
 import torch
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute
 
-from hopc.dialects.aten import AtenOp
-from hopc.dialects.aten_schema import Argument, Schema
-from hopc.ir.torch_values import dtype_of, evaluate_dim, is_evaluable, value_of_attribute
 from hopc.ir.types import Dim, SymBoolType, SymFloatType, SymIntType, TensorType
-
-# --------------------------------------------------------------------------- ATen calls
-
-
-@cache
-def torch_overload(base_name: str, overload: str, namespace: str = "aten") -> torch._ops.OpOverload:
-    """``torch.ops.<namespace>.<base_name>.<overload>``: ATen's, or a custom operator's."""
-    return getattr(getattr(getattr(torch.ops, namespace), base_name), overload or "default")
-
-
-def call_aten(op: AtenOp, value_of: Callable[[SSAValue], object],
-              symbols: MutableMapping[str, int]) -> list[object]:
-    """Runs ``op`` with PyTorch's own kernel; returns one value per result of ``op``.
-
-    Arguments go to torch as the schema names them: positionally up to the
-    first one the op leaves at its default, by keyword after it (torch accepts
-    any argument by name). Tensors are passed as they are, so in-place ops and
-    views act on the caller's tensors as in eager mode.
-    """
-    positional: list[object] = []
-    keywords: dict[str, object] = {}
-    operands = {argument.name: values for argument, values in op.operand_groups()}
-    for index, argument in enumerate(op.SCHEMA.arguments):
-        if argument.takes_operands:
-            value = _operand_value(op, argument, operands[argument.name], value_of)
-        elif (attribute := op.argument_attribute(argument.name)) is not None:
-            value = value_of_attribute(argument, attribute, symbols)
-        else:
-            continue  # left to the schema's default; later arguments go by name
-        if argument.kwarg_only or len(positional) < index:
-            keywords[argument.name] = value
-        else:
-            positional.append(value)
-    returned = torch_overload(op.SCHEMA.base_name, op.SCHEMA.overload, op.SCHEMA.namespace)(
-        *positional, **keywords)
-    return flatten_returns(op.SCHEMA, returned)
-
-
-def _operand_value(op: AtenOp, argument: Argument, values: Sequence[SSAValue],
-                   value_of: Callable[[SSAValue], object]) -> object:
-    """A tensor, None for an absent ``Tensor?``, or a list with its ``None``s restored."""
-    if not argument.is_tensor_list:
-        return value_of(values[0]) if values else None
-    nones = set(op.tensor_list_nones(argument))
-    remaining = iter(values)
-    return [None if position in nones else value_of(next(remaining))
-            for position in range(len(values) + len(nones))]
-
-
-def flatten_returns(schema: Schema, returned: object) -> list[object]:
-    """torch's return value as a flat list: one entry per result of the IR op."""
-    if len(schema.returns) == 1:
-        per_return = [returned]
-    else:
-        per_return = list(() if returned is None else returned)
-    flat: list[object] = []
-    for ret, value in zip(schema.returns, per_return, strict=True):
-        if ret.is_tensor_list:
-            flat.extend(value)
-        else:
-            flat.append(value)
-    return flat
-
-
-# --------------------------------------------------------------------------- type checks
+from hopc.torch_bridge.torch_values import dtype_of, evaluate_dim, is_evaluable
 
 
 def match_types(values: Sequence[object], types: Sequence[Attribute],

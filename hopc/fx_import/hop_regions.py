@@ -30,7 +30,7 @@ from xdsl.ir import Attribute, Block, Region
 
 from hopc.dialects import hop
 from hopc.dialects.hop_interface import sliced_type
-from hopc.frontend.errors import unsupported
+from hopc.fx_import.errors import unsupported
 
 
 class RegionImports:

@@ -41,12 +41,12 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
 
 from hopc.dialects import hop
-from hopc.frontend.aten_import import aten_result_types, build_aten_op
-from hopc.frontend.errors import first_paragraph, unsupported
-from hopc.frontend.hop_regions import RegionImports
-from hopc.frontend.locations import location_attribute
-from hopc.frontend.profiler_import import profiler_op
-from hopc.frontend.shape_symbols import ShapeSymbols
+from hopc.fx_import.aten_import import aten_result_types, build_aten_op
+from hopc.fx_import.errors import first_paragraph, unsupported
+from hopc.fx_import.hop_regions import RegionImports
+from hopc.fx_import.locations import location_attribute
+from hopc.fx_import.profiler_import import profiler_op
+from hopc.fx_import.shape_symbols import ShapeSymbols
 from hopc.ir.substitution import parameters
 from hopc.ir.types import SymFloatType, SymIntType
 

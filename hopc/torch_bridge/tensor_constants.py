@@ -33,8 +33,8 @@ from xdsl.dialects.builtin import TensorType as BuiltinTensorType
 
 from hopc.dialects.hop_module import BufferOp, ConstantOp, ParameterOp
 from hopc.ir.resources import BLOBS, HANDLE, BlobOwner, blob_data, encode_blob, handle_for
-from hopc.ir.torch_values import dtype_of, element_type_of
 from hopc.ir.types import TensorType
+from hopc.torch_bridge.torch_values import dtype_of, element_type_of
 
 INLINE_ELEMENT_LIMIT = 64
 """The most elements a constant prints inline as ``dense<...>``; a larger one is a

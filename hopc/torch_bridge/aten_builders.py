@@ -11,9 +11,9 @@ Operands come one per tensor argument of the schema, in order: an
 list for a ``Tensor[]`` (with None entries for a ``Tensor?[]``). Attributes
 are the non-tensor arguments by schema name, as IR attributes or Python
 values (an expression string for a symbolic int). The result types come from
-``hopc.ir.op_result_types`` (cached), with the hints and ranges that the
+``hopc.torch_bridge.op_result_types`` (cached), with the hints and ranges that the
 enclosing module's ``hop.symbol`` ops declare (Note [trace hints] in
-``hopc.ir.op_tracer``); a failed trace is a HopcError located at ``origin``.
+``hopc.torch_bridge.op_tracer``); a failed trace is a HopcError located at ``origin``.
 The new op is not inserted anywhere.
 """
 
@@ -32,10 +32,10 @@ from hopc.dialects.aten import AtenOp, op_class
 from hopc.dialects.aten_schema import Argument
 from hopc.dialects.hop_symbols import SymbolOp
 from hopc.ir.diagnostics import HopcError, location_of
-from hopc.ir.op_result_types import SHARED_TRACER, OpTracer, compare_result_types
-from hopc.ir.torch_symbolic import SymbolFacts
-from hopc.ir.torch_values import attribute_of_value
 from hopc.ir.types import TensorType, canonical_dim, dim_attribute
+from hopc.torch_bridge.op_result_types import SHARED_TRACER, OpTracer, compare_result_types
+from hopc.torch_bridge.torch_symbolic import SymbolFacts
+from hopc.torch_bridge.torch_values import attribute_of_value
 
 Operand = SSAValue | None | Sequence[SSAValue | None]
 """What ``build_aten`` takes for one tensor argument."""

@@ -1,7 +1,7 @@
 """The op form of the tracer: the result types of one ATen overload, cached.
 
 ``OpTracer.result_types(schema, operand_types, properties)`` calls the
-overload on fake tensors under the rules of ``hopc.ir.op_tracer``
+overload on fake tensors under the rules of ``hopc.torch_bridge.op_tracer``
 (``traced_scope``) and maps the results' sizes back to our expressions. A
 data-dependent size (``nonzero``) gets a fresh unbacked symbol from
 ``fresh_symbol`` on every call, cached or not.
@@ -18,7 +18,7 @@ an entry while ``[s0, 4] + [s1, 4]`` does not. Hints are not part of it
 (Note [trace hints]); the device is, through the properties, since operands
 are always CPU fakes (Note [trace device]). Failed traces are not cached,
 nor is one that guards, which is traced again in the Dynamo frame being
-compiled where there is one (Note [frame guards] in ``hopc.ir.op_tracer``).
+compiled where there is one (Note [frame guards] in ``hopc.torch_bridge.op_tracer``).
 """
 
 from __future__ import annotations
@@ -30,9 +30,11 @@ from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Attribute
 
 from hopc.dialects.aten_schema import Schema
-from hopc.ir.aten_call import call_arguments, overload_of
 from hopc.ir.diagnostics import HopcError, Location
-from hopc.ir.op_tracer import (
+from hopc.ir.substitution import bind, substitute
+from hopc.ir.types import TensorType, dim_symbols
+from hopc.torch_bridge.aten_call import call_arguments, overload_of
+from hopc.torch_bridge.op_tracer import (
     DEFAULT_LIMITS,
     Frame,
     GuardError,
@@ -44,9 +46,7 @@ from hopc.ir.op_tracer import (
     traced_scope,
     types_of,
 )
-from hopc.ir.substitution import bind, substitute
-from hopc.ir.torch_symbolic import FakeShapes, SymbolFacts
-from hopc.ir.types import TensorType, dim_symbols
+from hopc.torch_bridge.torch_symbolic import FakeShapes, SymbolFacts
 
 _FRESH_PREFIX = "__fresh"
 """Traced and cached result types name the symbols a trace creates ``__fresh0, ...``."""

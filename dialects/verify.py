@@ -2,7 +2,7 @@
 
 ``verify_module`` runs each op's xDSL verifier (IRDL constraints, traits and
 the op's own ``verify_``) one op at a time, so that a failure names the op and
-its location, then checks the module structure (``hopc.ir.module``). A HOP
+its location, then checks the module structure (``hopc.dialects.hop_module_structure``). A HOP
 region that reads an outer value (Note [isolated regions] in
 ``hopc.dialects.hop_interface``) is located at the op that reads it.
 """
@@ -13,8 +13,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_interface import CaptureError
+from hopc.dialects.hop_module_structure import verify_structure
 from hopc.ir.diagnostics import op_error
-from hopc.ir.module import verify_structure
 
 
 def verify_module(module: ModuleOp) -> None:

@@ -11,25 +11,16 @@ are 1-based.
 
 from __future__ import annotations
 
-import importlib.util
 import linecache
-import os
 import re
 from dataclasses import dataclass
 
-import torch
 import torch.fx
 from xdsl.dialects.builtin import LocationAttr, UnknownLoc
 
-from hopc.ir.diagnostics import Location
+from hopc.ir.diagnostics import Location, is_torch_source
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>.*)$')
-_TORCH_SOURCES = os.path.dirname(torch.__file__) + os.sep
-_HOPC_SOURCES = tuple(os.path.abspath(folder) + os.sep
-                      for package in ("hopc", "hopc.ir", "hopc.dialects", "hopc.passes",
-                                      "hopc.frontend", "hopc.backend")
-                      for folder in importlib.util.find_spec(package).submodule_search_locations)
-"""The folders of hopc's packages (in an editable install, each a top-level folder of the checkout)."""
 
 
 @dataclass(frozen=True)
@@ -49,16 +40,6 @@ class _Frame:
         shown_indentation = len(self.shown_code) - len(self.shown_code.lstrip())
         carets = len(self.marker) - len(self.marker.lstrip())
         return indentation + carets - shown_indentation + 1
-
-
-def is_torch_source(path: str) -> bool:
-    """Whether ``path`` is one of PyTorch's own source files."""
-    return path.startswith(_TORCH_SOURCES)
-
-
-def is_hopc_source(path: str) -> bool:
-    """Whether ``path`` is one of hopc's own source files."""
-    return path.startswith(_HOPC_SOURCES)
 
 
 def _frames(stack_trace: str) -> list[_Frame]:
