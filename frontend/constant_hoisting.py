@@ -12,13 +12,18 @@ per constant that any of them reads, in the same order, and the HOP call gets
 the constants as trailing operands, in the argument that feeds trailing
 placeholders (``cond``'s operands, ``while_loop``'s, ``scan``'s and ``map``'s
 additional inputs, the operands of the others). A subgraph shared by several
-calls (``invoke_subgraph``) is changed once.
+calls (``invoke_subgraph``) is changed once. A HOP whose operand layout is not
+in ``_TRAILING_ARGUMENT`` (a custom ``autograd.Function``, whose backward takes
+cotangents and then saved values) with a constant made in a body is refused,
+located at the HOP's line.
 """
 
 from __future__ import annotations
 
 import torch
 import torch.fx
+
+from hopc.fx_import.errors import unsupported
 
 _TRAILING_ARGUMENT: dict[str, int | None] = {
     "cond": 3, "while_loop": 3, "scan": 3, "map_impl": 2,
@@ -39,11 +44,14 @@ def _hoist_from_hops(graph_module: torch.fx.GraphModule,
         if node.op != "call_function" or not isinstance(node.target, torch._ops.HigherOrderOperator):
             continue
         name = node.target.name()
-        if name not in _TRAILING_ARGUMENT:
-            continue
         attributes = [getattr(graph_module, a.target) for a in node.args
                       if isinstance(a, torch.fx.Node) and a.op == "get_attr"]
         subgraphs = [a for a in attributes if isinstance(a, torch.fx.GraphModule)]
+        if name not in _TRAILING_ARGUMENT:
+            if any(_holds_tensor_constant(subgraph) for subgraph in subgraphs):
+                raise unsupported(node, f"a tensor constant made inside the '{name}' region "
+                                        "(make it outside, or pass it in as an argument)")
+            continue
         if not all(id(subgraph) in taken for subgraph in subgraphs):
             constants: dict[int, torch.Tensor] = {}
             for subgraph in subgraphs:
@@ -58,6 +66,16 @@ def _hoist_from_hops(graph_module: torch.fx.GraphModule,
             changed = True
     if changed:
         graph_module.recompile()
+
+
+def _holds_tensor_constant(graph_module: torch.fx.GraphModule) -> bool:
+    """Whether ``graph_module`` or a subgraph it calls, at any depth, reads a tensor attribute."""
+    for node in graph_module.graph.find_nodes(op="get_attr"):
+        value = getattr(graph_module, node.target)
+        if isinstance(value, torch.Tensor) or \
+                isinstance(value, torch.fx.GraphModule) and _holds_tensor_constant(value):
+            return True
+    return False
 
 
 def _tensor_attributes(graph_module: torch.fx.GraphModule) -> list[torch.Tensor]:

@@ -485,3 +485,34 @@ def test_refused_feature_is_a_located_error(program, message):
         hopc.compile(program)(torch.randn(2, 2, requires_grad=True))
     assert raised.value.location is not None
     assert raised.value.location.file == __file__
+
+
+class ScalesByAConstant(torch.autograd.Function):
+    """A forward and backward that each make a tensor constant."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * torch.tensor([1.0, 2.0])
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * torch.tensor([1.0, 2.0])
+
+
+def _scales_by_a_constant(x):
+    return ScalesByAConstant.apply(x).sin()
+
+
+def test_constant_made_in_the_forward_is_refused_in_grad_mode_and_runs_under_no_grad():
+    """A constant made in a differentiated Function's body is a located refusal (constant
+    hoisting does not know that HOP's operand layout), not an internal error; without
+    gradients Dynamo inlines the forward and it runs as eager does."""
+    x = torch.randn(3, 2, requires_grad=True)
+    torch._dynamo.reset()
+    with pytest.raises(HopcError, match="unsupported: a tensor constant made inside the "
+                                        "'hopc_autograd_function' region") as raised:
+        hopc.compile(_scales_by_a_constant)(x)
+    assert raised.value.location is not None and raised.value.location.file == __file__
+    torch._dynamo.reset()
+    with torch.no_grad():
+        torch.testing.assert_close(hopc.compile(_scales_by_a_constant)(x), _scales_by_a_constant(x))
