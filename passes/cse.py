@@ -24,6 +24,14 @@ Merging two equal reads is therefore legal only where nothing can write:
   pure ops) are merged. xDSL's rule for reads, "no write between the two in
   the same block", is not enough: a write *after* both would reach both
   results once they are one tensor.
+
+Note [provenance is not identity]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``hop.seq_nr`` (Note [sequence numbers] in ``hopc.passes.autograd.provenance``)
+says which forward op a backward op came from, as a location says which line;
+it is not part of what an op computes. Two equal ops that differ only in it
+(the transposes of one weight read twice, after ``--autograd``) merge: the op
+kept keeps its number, the merged one's number is gone with it.
 """
 
 from __future__ import annotations
@@ -112,5 +120,16 @@ class CommonSubexpressionEliminationPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         reads_are_pure = not any(writes_tensors(nested) for nested in op.walk())
-        HopCSEDriver(reads_are_pure=reads_are_pure,
-                     unbacked=unbacked_symbols(op)).simplify(op)
+        numbers = {nested: nested.attributes.pop(_PROVENANCE) for nested in op.walk()
+                   if _PROVENANCE in nested.attributes}  # Note [provenance is not identity]
+        try:
+            HopCSEDriver(reads_are_pure=reads_are_pure,
+                         unbacked=unbacked_symbols(op)).simplify(op)
+        finally:
+            for nested, number in numbers.items():
+                nested.attributes[_PROVENANCE] = number
+
+
+_PROVENANCE = "hop.seq_nr"
+"""The attribute equal ops may differ in (Note [provenance is not identity]): ``SEQUENCE_NUMBER``
+of ``hopc.passes.autograd.joint``, spelled here so that ``--cse`` does not load autograd."""

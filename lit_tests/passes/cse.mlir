@@ -281,3 +281,15 @@ func.func @write_in_a_call(%x: !hop.tensor<[4], f32>) -> (!hop.tensor<[4], f32>,
 // CHECK-NEXT:    %[[B:.*]] = aten.cos
 // CHECK-NEXT:    hop.invoke_subgraph @writes
 // CHECK-NEXT:    func.return %[[A]], %[[B]]
+
+// -----
+
+// Ops equal but for their provenance (hop.seq_nr) merge; the op kept keeps its number.
+func.func @provenance(%w: !hop.tensor<[4, 3], f32>) -> (!hop.tensor<[3, 4], f32>, !hop.tensor<[3, 4], f32>) {
+  %a = aten.t(%w) {hop.seq_nr = 0 : i64} : (!hop.tensor<[4, 3], f32>) -> !hop.tensor<[3, 4], f32>
+  %b = aten.t(%w) {hop.seq_nr = 1 : i64} : (!hop.tensor<[4, 3], f32>) -> !hop.tensor<[3, 4], f32>
+  func.return %a, %b : !hop.tensor<[3, 4], f32>, !hop.tensor<[3, 4], f32>
+}
+// CHECK-LABEL: func.func @provenance
+// CHECK-NEXT:    %[[A:.*]] = aten.t(%{{.*}}) {hop.seq_nr = 0 : i64}
+// CHECK-NEXT:    func.return %[[A]], %[[A]]
