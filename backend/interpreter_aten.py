@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from hopc.backend.interpreter import Frame
 from hopc.backend.interpreter_registry import impl, register_impls
-from hopc.dialects.aten import AtenOp, op_class
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_op_classes import op_class
 from hopc.torch_bridge.aten_call import call_aten
 
 

@@ -113,6 +113,25 @@ def run_sliced(op: Operation, body: Callable[..., list[object]], carry: list[obj
     return carry + [torch.stack(column) for column in zip(*stepped, strict=True)]
 
 
+def run_associative_scan(op: Operation, combine: Callable[..., list[object]], xs: list[torch.Tensor],
+                         additional: list[object]) -> list[object]:
+    """The inclusive scan of ``xs`` along dim 0, left to right: slice 0 of each, then ``combine``
+    of the previous slices of the results and slice ``i`` of ``xs`` (then ``additional``), stacked
+    (Note [associative scan semantics]). The interpreter and generated host code both run it."""
+    lengths = {x.size(0) for x in xs}
+    if len(lengths) != 1:
+        raise interpreter_error(op, f"scanned operands differ in dim 0: {sorted(lengths)}")
+    length = lengths.pop()
+    if length == 0:
+        raise interpreter_error(op, "scans no slices; PyTorch's associative_scan needs at least one")
+    combined = [x[0] for x in xs]
+    steps = [combined]
+    for index in range(1, length):
+        combined = combine(*combined, *[x[index] for x in xs], *additional)
+        steps.append(combined)
+    return [torch.stack(column) for column in zip(*steps, strict=True)]
+
+
 def _empty_results(results: Sequence[SSAValue], frame: Frame) -> list[object]:
     """An empty tensor of each result's type, its sizes evaluated in ``frame``."""
     empties = []
@@ -123,7 +142,7 @@ def _empty_results(results: Sequence[SSAValue], frame: Frame) -> list[object]:
     return empties
 
 
-def _body(op: hop.ScanOp | hop.MapOp, frame: Frame) -> Callable[..., list[object]]:
+def _body(op: hop.ScanOp | hop.MapOp | hop.AssociativeScanOp, frame: Frame) -> Callable[..., list[object]]:
     return lambda *arguments: run_region(op.body, list(arguments), frame, op)
 
 
@@ -163,6 +182,10 @@ class HopImpls:
     def run_map(self, op: hop.MapOp, frame: Frame) -> list[object]:
         return run_sliced(op, _body(op, frame), [], frame.get(op.xs), frame.get(op.additional), False,
                           lambda: _empty_results(op.outputs, frame))
+
+    @impl(hop.AssociativeScanOp)
+    def run_associative_scan_op(self, op: hop.AssociativeScanOp, frame: Frame) -> list[object]:
+        return run_associative_scan(op, _body(op, frame), frame.get(op.xs), frame.get(op.additional))
 
     @impl(hop.InvokeSubgraphOp, hop.AutogradFunctionOp)
     def run_invoke_subgraph(self, op: hop.InvokeSubgraphOp | hop.AutogradFunctionOp,

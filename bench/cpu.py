@@ -14,7 +14,8 @@ each under ``torch.utils.checkpoint.checkpoint(use_reentrant=False)``, a
 and a training step (forward, then backward of ``.sum()``; parameters
 require grad, and the input does where a program has none).
 
-Systems: eager PyTorch; ``python``, the HOP program written with Python
+Systems (bench/cpu_systems.py; the tables: bench/cpu_tables.py): eager
+PyTorch; ``python``, the HOP program written with Python
 control flow (an ``if``, a ``for``, no checkpoint), a reference only;
 ``torch.compile`` with ``backend="eager"`` (Dynamo alone), with
 ``"aot_eager"`` and with its default backend (Inductor, C++ kernels here);
@@ -63,7 +64,6 @@ end: other processes on the machine distort every figure.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import logging
 import os
@@ -72,83 +72,30 @@ import subprocess
 import sys
 import tempfile
 import time
-import types
 import warnings
 from collections.abc import Callable
 
 import torch
 from cpu_programs import PROGRAMS  # bench/ is the script's own directory
+from cpu_systems import (
+    FIRST_CALL_SYSTEMS,
+    SYSTEMS,
+    backend_fallback,
+    compile_settings,
+    compiled,
+    default_executor,
+    failure_reason,
+    grad_mode,
+    own_code,
+    step,
+)
+from cpu_tables import Cell, Notes, print_table, ratio
 
-SYSTEMS = ("eager", "python", "dynamo", "floor", "aot_eager", "inductor", "hopc")
-FIRST_CALL_SYSTEMS = ("eager", "dynamo", "aot_eager", "inductor", "hopc")
 MODES = ("inference", "training")
-TORCH_BACKENDS = {"dynamo": "eager", "aot_eager": "aot_eager", "inductor": "inductor"}
 STEADY_TARGET = 1.05  # hopc / Dynamo alone, programs without HOPs
 FIRST_CALL_TARGET = 0.05  # hopc / Inductor
 MEASUREMENT_SECONDS = 0.25  # the most one system's N calls should take
 RTOL, ATOL = 1e-3, 1e-4
-
-
-def default_executor() -> str:
-    """``"aten"`` where hopc has it, else ``"planned"``."""
-    from hopc.backend.runtime.executors import EXECUTORS
-
-    return "aten" if "aten" in EXECUTORS else "planned"
-
-
-def compiled(system: str, model: torch.nn.Module, executor: str) -> Callable:
-    """``model`` as ``system`` runs it (compiling lazily, on the first call, as torch.compile does)."""
-    if system == "eager":
-        return model
-    if system == "python":
-        return model.unrolled
-    if system == "hopc":
-        import hopc
-
-        return hopc.compile(model, executor=executor)
-    if system == "floor":
-        return torch.compile(model.forward, backend=dynamo_floor)
-    return torch.compile(model, backend=TORCH_BACKENDS[system])
-
-
-def compile_settings(system: str) -> contextlib.AbstractContextManager:
-    """Dynamo's settings for ``system``'s first call, where Dynamo compiles: the floor's frame
-    is written without the per-call pre-graph profiler range, as hopc's are."""
-    if system == "floor":
-        return torch._dynamo.config.patch(record_runtime_overhead=False)
-    return contextlib.nullcontext()
-
-
-def dynamo_floor(graph_module: torch.fx.GraphModule, example_inputs: list) -> Callable:
-    """A Dynamo backend that computes nothing: every call returns the graph's outputs on
-    ``example_inputs`` (right only for calls on those inputs, as the bench makes them, and
-    without gradients). Its per-call time is Dynamo's frame, guards and wrappers alone."""
-    outputs = graph_module(*example_inputs)
-    return lambda *args: outputs
-
-
-def step(function: Callable, mode: str) -> Callable:
-    """One inference call of ``function`` or, for training, its forward and the backward of ``.sum()``."""
-    if mode == "inference":
-        return function
-
-    def training_step(*args: torch.Tensor) -> torch.Tensor:
-        output = function(*args)
-        output.sum().backward()
-        return output
-
-    return training_step
-
-
-def grad_mode(mode: str) -> contextlib.AbstractContextManager:
-    return torch.no_grad() if mode == "inference" else contextlib.nullcontext()
-
-
-def failure_reason(failure: BaseException) -> tuple[str, str]:
-    """The type and first message line of the exception behind ``failure`` (a backend's own, not Dynamo's wrapper)."""
-    inner = getattr(failure, "inner_exception", None) or failure
-    lines = [line for line in str(inner).splitlines() if line.strip()]
-    return type(inner).__name__, (lines[0].strip() if lines else "")[:300]
 
 
 def mean_call_us(function: Callable, args: tuple, calls: int) -> float:
@@ -159,79 +106,7 @@ def mean_call_us(function: Callable, args: tuple, calls: int) -> float:
     return (time.perf_counter() - start) / calls * 1e6
 
 
-class Cell:
-    """One system's figure for one program, or why there is none, and what to mark beside it."""
-
-    def __init__(self, value: float | None = None, failure: tuple[str, str] | None = None,
-                 mismatch: str | None = None, fallback: str | None = None):
-        self.value, self.failure, self.mismatch, self.fallback = value, failure, mismatch, fallback
-
-
-class Notes:
-    """Footnotes of a table: failures, mismatches (``!``) and eager fall-backs (``~``), numbered."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def _note(self, where: str, text: str) -> int:
-        self.lines.append(f"[{len(self.lines) + 1}] {where}: {text}")
-        return len(self.lines)
-
-    def text(self, cell: Cell | None, where: str, digits: int) -> str:
-        if cell is None:
-            return "-"
-        if cell.failure is not None:
-            return f"{cell.failure[0]}[{self._note(where, ': '.join(cell.failure))}]"
-        text = f"{cell.value:.{digits}f}"
-        if cell.fallback is not None:
-            text += f"~[{self._note(where, 'part run eagerly by Dynamo after the backend failed: ' + cell.fallback)}]"
-        if cell.mismatch is not None:
-            text += f"![{self._note(where, cell.mismatch)}]"
-        return text
-
-
-def print_table(header: list[str], rows: list[list[str]]) -> None:
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        print("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))))
-
-
-def ratio(numerator: Cell | None, denominator: Cell | None, suffix: str = "x") -> str:
-    if numerator is None or denominator is None or numerator.value is None or denominator.value is None:
-        return "-"
-    return f"{numerator.value / denominator.value:.2f}{suffix}"
-
-
 # ---- correctness and steady state ------------------------------------------------------------
-
-
-def own_code(model: torch.nn.Module, system: str) -> torch.nn.Module:
-    """``model`` with a ``forward`` whose code object is its own, not shared with other systems' models.
-
-    Dynamo keeps state on a code object across backends: once one backend
-    fails on a frame and Dynamo falls back to running it eagerly (Inductor
-    and aot_eager on the while_loop RNN's training step), every later call of
-    that code under any ``torch.compile`` or ``hopc.compile`` runs eagerly
-    too, already compiled or not. A copy of the code per system keeps the
-    systems apart.
-    """
-    forward = type(model).forward
-    code = forward.__code__.replace(co_name=f"forward_{system}")
-    function = types.FunctionType(code, forward.__globals__, code.co_name, forward.__defaults__,
-                                  forward.__closure__)
-    model.forward = types.MethodType(function, model)
-    return model
-
-
-def backend_fallback() -> str | None:
-    """Why a backend failed on part of a program that Dynamo then ran eagerly, since counters were cleared."""
-    from torch._dynamo.utils import counters
-
-    for reason in counters["unimplemented"]:
-        if reason.startswith("Backend compiler exception"):
-            explanations = [line.strip() for line in reason.splitlines() if "Explanation:" in line]
-            return (explanations or [reason.splitlines()[0]])[0].removeprefix("Explanation: ")
-    return None
 
 
 def _outcome(function: Callable, model: torch.nn.Module, inputs: tuple, mode: str) -> list[torch.Tensor]:

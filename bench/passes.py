@@ -21,7 +21,7 @@ both (it otherwise adds a size-dependent cost to whatever runs). Targets
 way: median child CPU over ``--repeats`` interleaved runs): ``hopc-opt
 --functionalize --lift-symbols`` against ``xdsl-opt --allow-unregistered-dialect``
 parsing and printing its generic form, so start-up and imports (sympy: Note
-[lazy sympy] in ``hopc.ir.types``) count too.
+[lazy sympy] in ``hopc.ir.dims``) count too.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Training steps of small transformers models: eager, hopc, aot_eager and Inductor (issue 23).
 
-    python bench/real_models.py [--models gpt2,llama,t5] [--rounds 5] [--steps 20] [--skip-first-step]
+    python bench/real_models.py [--models gpt2,llama,t5] [--rounds 5] [--steps 20]
+                                [--skip-first-step | --first-step-only]
 
 Models (random weights, nothing downloaded): GPT-2, Llama (rotary
 embeddings, grouped-query attention) and T5 (encoder-decoder), each with
@@ -20,7 +21,9 @@ Systems: eager; ``hopc.compile(model)`` (its default executor);
    interleaved within a round; milliseconds per step, ratios against eager.
 3. First step: each (model, system) in a fresh process (this file with a
    hidden flag), from before the compile call to the end of the first
-   optimizer step, in seconds, Inductor's caches in a fresh directory.
+   optimizer step, in seconds: cold, Inductor's caches (``TORCHINDUCTOR_CACHE_DIR``)
+   and hopc's compile cache (``HOPC_CACHE_DIR``) in a fresh directory; then
+   warm, a second fresh process given the same directories.
 
 The target on the CPU: hopc at least eager's speed (eager/hopc >= 1).
 """
@@ -158,11 +161,19 @@ def first_step(name: str, system: str) -> None:
         print(json.dumps({"failure": failure_reason(failure)}))
 
 
-def fresh_process(name: str, system: str) -> str:
+def cold_and_warm(name: str, system: str) -> tuple[str, str]:
+    """The first step in a fresh process with empty cache directories, then in another given
+    the directories the first filled."""
     with tempfile.TemporaryDirectory(prefix="hopc-bench-real-") as caches:
-        environment = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": caches}
-        command = [sys.executable, __file__, "--first-step-child", name, system]
-        result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=900)
+        environment = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": os.path.join(caches, "inductor"),
+                       "HOPC_CACHE_DIR": os.path.join(caches, "hopc")}
+        environment.pop("HOPC_CACHE", None)
+        return fresh_process(name, system, environment), fresh_process(name, system, environment)
+
+
+def fresh_process(name: str, system: str, environment: dict[str, str]) -> str:
+    command = [sys.executable, __file__, "--first-step-child", name, system]
+    result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=900)
     lines = result.stdout.strip().splitlines()
     if result.returncode != 0 or not lines:
         return f"exit {result.returncode}"
@@ -170,36 +181,14 @@ def fresh_process(name: str, system: str) -> str:
     return f"{outcome['seconds']:.2f}" if "seconds" in outcome else "{}: {}".format(*outcome["failure"])
 
 
-def _load() -> str:
-    return " / ".join(f"{load:.2f}" for load in os.getloadavg()) + " (1 / 5 / 15 min)"
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default=",".join(MODELS))
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--steps", type=int, default=20, help="steps per measurement")
-    parser.add_argument("--skip-first-step", action="store_true")
-    parser.add_argument("--first-step-child", nargs=2, help=argparse.SUPPRESS)
-    options = parser.parse_args()
-    if options.first_step_child:
-        first_step(*options.first_step_child)
-        return
-    names = options.models.split(",")
-    for unknown in [n for n in names if n not in MODELS]:
-        parser.error(f"unknown model '{unknown}'")
-    import transformers
-
-    torch.set_num_threads(1)
-    warnings.simplefilter("ignore")
-    print(f"bench/real_models.py: torch {torch.__version__}, transformers {transformers.__version__}, "
-          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; load average {_load()}")
-    print(f"\nsteady state: ms per training step (median of {options.rounds} rounds of the mean of "
-          f"{options.steps} steps, one thread); ratio = eager / system")
+def steady_states(names: list[str], rounds: int, steps: int) -> None:
+    """Prints each model's steady-state table row (section 2 of the module docstring)."""
+    print(f"\nsteady state: ms per training step (median of {rounds} rounds of the mean of "
+          f"{steps} steps, one thread); ratio = eager / system")
     print("| model | " + " | ".join(SYSTEMS) + " | " + " | ".join(f"eager/{s}" for s in SYSTEMS[1:]) + " |")
     notes = []
     for name in names:
-        results = steady_state(name, options.rounds, options.steps)
+        results = steady_state(name, rounds, steps)
         cells, ratios = [], []
         for system in SYSTEMS:
             value, mark = results[system]
@@ -215,12 +204,43 @@ def main() -> None:
         print(f"| {name} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |", flush=True)
     for number, note in enumerate(notes, 1):
         print(f"[{number}] {note}")
+
+
+def _load() -> str:
+    return " / ".join(f"{load:.2f}" for load in os.getloadavg()) + " (1 / 5 / 15 min)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=20, help="steps per measurement")
+    parser.add_argument("--skip-first-step", action="store_true")
+    parser.add_argument("--first-step-only", action="store_true", help="only the first steps, cold and warm")
+    parser.add_argument("--first-step-child", nargs=2, help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.first_step_child:
+        first_step(*options.first_step_child)
+        return
+    names = options.models.split(",")
+    for unknown in [n for n in names if n not in MODELS]:
+        parser.error(f"unknown model '{unknown}'")
+    import transformers
+
+    torch.set_num_threads(1)
+    warnings.simplefilter("ignore")
+    print(f"bench/real_models.py: torch {torch.__version__}, transformers {transformers.__version__}, "
+          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; load average {_load()}")
+    if not options.first_step_only:
+        steady_states(names, options.rounds, options.steps)
     if not options.skip_first_step:
         print(f"\nfirst step: seconds from before the compile call to the end of the first optimizer step, "
-              f"each in a fresh process, Inductor's caches cold; load average {_load()}")
+              f"each in a fresh process, cold (empty Inductor and hopc cache directories) / warm (a second "
+              f"process given the same directories); load average {_load()}")
         print("| model | " + " | ".join(SYSTEMS) + " |")
         for name in names:
-            print(f"| {name} | " + " | ".join(fresh_process(name, system) for system in SYSTEMS) + " |", flush=True)
+            cells = [" / ".join(cold_and_warm(name, system)) for system in SYSTEMS]
+            print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
     print(f"\nload average at the end {_load()}")
 
 

@@ -3,8 +3,9 @@
 The ops are not a hand-written list. ``aten_ops.json`` (generated from PyTorch's
 operator registry) holds every overload's schema, and the op class of an
 overload is built from its schema the first time a context asks for it
-(``HopcContext`` in ``hopc.dialects.context``), so parsing a file costs only the ops
-it uses and never imports torch. A custom operator's op (``custom.<ns>.<name>``)
+(``op_class`` in ``hopc.dialects.aten_op_classes``, which ``HopcContext`` in
+``hopc.dialects.context`` calls), so parsing a file costs only the ops it uses
+and never imports torch. A custom operator's op (``custom.<ns>.<name>``)
 is an ``AtenOp`` of the schema its registry declares (Note [custom operators] in
 ``hopc.dialects.custom``).
 
@@ -41,8 +42,8 @@ A few ATen schemas do not declare every write: ``aten.batch_norm`` (and
 ``training`` (``use_input_stats``) is true, though their schemas say
 ``Tensor?``, not ``Tensor(a!)?``. ``UNDECLARED_WRITES`` names them;
 ``AtenOp.mutated_operands`` includes those operands when the flag is true, and
-such an op writes (``RunningStatsEffect``), so no pass merges, drops or reorders
-it as if it only read.
+such an op writes (``RunningStatsEffect`` in ``hopc.dialects.aten_op_classes``),
+so no pass merges, drops or reorders it as if it only read.
 """
 
 from __future__ import annotations
@@ -51,36 +52,16 @@ import keyword
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    i64,
-)
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
-from xdsl.irdl import (
-    AttrSizedOperandSegments,
-    AttrSizedResultSegments,
-    IRDLOperation,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    result_def,
-    traits_def,
-    var_operand_def,
-    var_result_def,
-)
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, i64
+from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
-from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
-from hopc.dialects import aten_enums, aten_schema
+from hopc.dialects import aten_enums
+from hopc.dialects.aten_attributes import attribute_fits
 from hopc.dialects.aten_schema import Argument, Schema
-from hopc.ir.types import DTYPE_NAME_BY_ELEMENT_TYPE, ExprAttr, NoneAttr, TensorType
 
 _RUNNING_STATS = ("running_mean", "running_var")
 UNDECLARED_WRITES: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -94,13 +75,14 @@ UNDECLARED_WRITES: dict[str, tuple[str, tuple[str, ...]]] = {
 """Op -> (the bool argument that turns the write on, the arguments written): Note [undeclared writes]."""
 
 
-def _field_name(argument_name: str) -> str:
+def field_name(argument_name: str) -> str:
     """The Python accessor of an argument: its name, with ``_`` added on a clash
     (with a keyword or a name of ``AtenOp``, ``_RESERVED_FIELD_NAMES``)."""
     return f"{argument_name}_" if argument_name in _RESERVED_FIELD_NAMES else argument_name
 
 
-def _nones_property(argument: Argument) -> str:
+def nones_property(argument: Argument) -> str:
+    """The property that lists the positions of ``None`` in a ``Tensor?[]`` argument."""
     return f"{argument.name}_nones"
 
 
@@ -140,7 +122,7 @@ class AtenOp(IRDLOperation):
         """Each tensor argument with the operands passed for it, in schema order."""
         groups = []
         for argument in self.SCHEMA.operand_arguments:
-            value = getattr(self, _field_name(argument.name))
+            value = getattr(self, field_name(argument.name))
             if value is None:
                 groups.append((argument, []))
             elif isinstance(value, SSAValue):
@@ -155,7 +137,7 @@ class AtenOp(IRDLOperation):
 
     def tensor_list_nones(self, argument: Argument) -> tuple[int, ...]:
         """Positions of ``None`` entries in a ``Tensor?[]`` argument."""
-        nones = self.properties.get(_nones_property(argument))
+        nones = self.properties.get(nones_property(argument))
         if not isinstance(nones, ArrayAttr):
             return ()
         return tuple(a.value.data for a in nones.data)  # type: ignore[attr-defined]
@@ -190,7 +172,7 @@ class AtenOp(IRDLOperation):
 
     def verify_(self) -> None:
         known = {a.name for a in self.SCHEMA.attribute_arguments}
-        known |= {_nones_property(a) for a in self.SCHEMA.operand_arguments if a.is_tensor_list}
+        known |= {nones_property(a) for a in self.SCHEMA.operand_arguments if a.is_tensor_list}
         known.add("operandSegmentSizes")
         known.add("resultSegmentSizes")
         for name in self.properties:
@@ -204,7 +186,7 @@ class AtenOp(IRDLOperation):
                         f"'{self.name}' requires argument '{argument.name}' ({argument.type})"
                     )
                 continue
-            if not _attribute_fits(argument.type, attribute):
+            if not attribute_fits(argument.type, attribute):
                 raise VerifyException(
                     f"'{self.name}' argument '{argument.name}' of type {argument.type} "
                     f"cannot be {attribute}"
@@ -272,7 +254,9 @@ class AtenOp(IRDLOperation):
             else:
                 groups.append([parser.parse_unresolved_operand()])
         if parser.parse_optional_punctuation(")") is None:
-            parser.raise_error(f"{arity}, got more")
+            if parser.parse_optional_punctuation(",") is not None:
+                parser.raise_error(f"{arity}, got more")
+            parser.raise_error(f"expected ')' after the {len(groups)} tensor arguments of {schema.op_name}")
         dictionary_position = parser.pos
         dictionary = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
@@ -373,139 +357,7 @@ def _result_groups(schema: Schema, result_types: Sequence[Attribute]) -> list:
     return groups
 
 
-# ----------------------------------------------------------------- attribute checks
-
-
-def _attribute_fits(schema_type: str, attribute: Attribute) -> bool:
-    """Whether ``attribute`` can carry a value of the schema type ``schema_type``."""
-    if schema_type.endswith("?"):
-        if isinstance(attribute, NoneAttr):
-            return True
-        schema_type = schema_type[:-1]
-    if schema_type.endswith("]"):
-        if not isinstance(attribute, ArrayAttr):
-            return False
-        element_type = schema_type[: schema_type.index("[")]
-        return all(_attribute_fits(element_type, a) for a in attribute.data)
-    if schema_type == "ScalarType":
-        return _is_element_type(attribute)
-    checks = _ATTRIBUTE_CHECKS.get(schema_type)
-    return True if checks is None else isinstance(attribute, checks) and _integer_width_ok(
-        schema_type, attribute
-    )
-
-
-def _integer_width_ok(schema_type: str, attribute: Attribute) -> bool:
-    if schema_type == "bool":
-        return isinstance(attribute.type, IntegerType) and attribute.type.width.data == 1  # type: ignore[attr-defined]
-    return True
-
-
-def _is_element_type(attribute: Attribute) -> bool:
-    return attribute in DTYPE_NAME_BY_ELEMENT_TYPE
-
-
-_ATTRIBUTE_CHECKS: dict[str, tuple[type, ...]] = {
-    "int": (IntegerAttr, ExprAttr),
-    "SymInt": (IntegerAttr, ExprAttr),
-    "float": (FloatAttr, IntegerAttr),
-    "bool": (IntegerAttr,),
-    "Scalar": (IntegerAttr, FloatAttr, ExprAttr),
-    "str": (StringAttr,),
-    "Device": (StringAttr,),
-    "Layout": (StringAttr,),
-    "MemoryFormat": (StringAttr,),
-}
-
-
-# ----------------------------------------------------------------- op classes from schemas
-
-_READ_WRITE = frozenset({EffectInstance(MemoryEffectKind.READ), EffectInstance(MemoryEffectKind.WRITE)})
-_READ = frozenset({EffectInstance(MemoryEffectKind.READ)})
-
-
-class RunningStatsEffect(MemoryEffect):
-    """Reads, and writes when the op's flag turns its undeclared writes on (Note [undeclared writes])."""
-
-    @classmethod
-    def get_effects(cls, op: Operation) -> frozenset[EffectInstance]:
-        return _READ_WRITE if isinstance(op, AtenOp) and op.undeclared_writes() else _READ
-
-
-
 _RESERVED_FIELD_NAMES = frozenset(dir(AtenOp)) | frozenset(keyword.kwlist)
 
-
-def _operand_field(argument: Argument):
-    if argument.is_tensor_list:
-        return var_operand_def(TensorType)
-    if argument.is_optional_tensor:
-        return opt_operand_def(TensorType)
-    return operand_def(TensorType)
-
-
-def _result_field(ret):
-    if ret.is_tensor_list:
-        return var_result_def(TensorType)
-    if ret.type == "Tensor":
-        return result_def(TensorType)
-    return result_def()
-
-
-def make_op_class(schema: Schema) -> type[AtenOp]:
-    """Builds the IRDL op class of one ATen overload from its schema."""
-    fields: dict[str, object] = {
-        "name": schema.op_name,
-        "SCHEMA": schema,
-        "__annotations__": {"SCHEMA": ClassVar[Schema]},
-        "__doc__": f"``{schema.torch_name}``: an ATen op (see the module docstring).",
-        "__module__": __name__,
-    }
-    for argument in schema.operand_arguments:
-        fields[_field_name(argument.name)] = _operand_field(argument)
-        if argument.type.startswith("Tensor?[]"):
-            fields[_field_name(_nones_property(argument))] = opt_prop_def(
-                ArrayAttr, prop_name=_nones_property(argument)
-            )
-    for argument in schema.attribute_arguments:
-        fields[_field_name(argument.name)] = opt_prop_def(Attribute, prop_name=argument.name)
-    for index, ret in enumerate(schema.returns):
-        fields[f"result_{index}"] = _result_field(ret)
-    options = []
-    if sum(1 for a in schema.operand_arguments if not (a.is_tensor and not a.is_optional_tensor)) > 1:
-        options.append(AttrSizedOperandSegments(as_property=True))
-    if sum(1 for r in schema.returns if r.is_tensor_list) > 1:
-        options.append(AttrSizedResultSegments(as_property=True))
-    fields["irdl_options"] = tuple(options)
-    writes = schema.is_mutating or schema.is_random
-    effects = (MemoryReadEffect(), MemoryWriteEffect()) if writes else (MemoryReadEffect(),)
-    if schema.op_name in UNDECLARED_WRITES:
-        effects = (RunningStatsEffect(),)
-    fields["traits"] = traits_def(*effects)
-    class_name = ("Custom_" if schema.is_custom else "Aten_") + \
-        schema.op_name.split(".", 1)[1].replace(".", "_") + "Op"
-    return irdl_op_definition(type(class_name, (AtenOp,), fields))
-
-
-_OP_CLASSES: dict[str, type[AtenOp]] = {}
-
-
-def op_class(op_name: str) -> type[AtenOp] | None:
-    """The op class of ``aten.<name>[.<overload>]``, built once; None if ATen has no such op.
-
-    Also that of a custom operator, ``custom.<ns>.<name>[.<overload>]``, while this process
-    has it registered; rebuilt if its schema changed (Note [custom operators] in
-    ``hopc.dialects.custom``).
-    """
-    cls = _OP_CLASSES.get(op_name)
-    if cls is None or cls.SCHEMA.is_custom:
-        schema = aten_schema.lookup(op_name)
-        if schema is None:
-            return None
-        if cls is None or schema != cls.SCHEMA:
-            cls = _OP_CLASSES[op_name] = make_op_class(schema)
-    return cls
-
-
 Aten = Dialect("aten", [], [])
-"""The dialect object; its ops are created on demand by ``op_class``."""
+"""The dialect object; its ops are created on demand by ``hopc.dialects.aten_op_classes.op_class``."""

@@ -22,7 +22,7 @@ class HopcContext(Context):
         known = super()._get_known_op(name)
         if known is not None or not name.startswith(("aten.", "custom.")):
             return known
-        from hopc.dialects.aten import op_class
+        from hopc.dialects.aten_op_classes import op_class
 
         cls = op_class(name)
         if cls is not None:

@@ -5,7 +5,7 @@ Note [custom operators]
 A custom operator ``ns::name.overload`` (``torch.library.custom_op``, or
 ``torch.library.define`` with its kernels) has a schema like any ATen
 overload, so its op is an ``AtenOp`` built from that schema
-(``hopc.dialects.aten.make_op_class``), named
+(``hopc.dialects.aten_op_classes.make_op_class``), named
 ``custom.<ns>.<name>[.<overload>]``, with the same operand groups,
 properties, custom form and queries (``prims::sin``, which every process that
 imports torch registers; a user's ``mylib::scaled_tanh(Tensor x, float scale)``
@@ -143,4 +143,4 @@ def _letter_alias_sets(text: str) -> str:
 
 
 Custom = Dialect(CUSTOM_DIALECT, [], [])
-"""The dialect object; its ops are created on demand by ``hopc.dialects.aten.op_class``."""
+"""The dialect object; its ops are created on demand by ``hopc.dialects.aten_op_classes.op_class``."""

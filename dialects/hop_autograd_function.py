@@ -44,7 +44,6 @@ one: the result is that view of the operand, as for any subgraph call (Note
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, SymbolRefAttr, i64
 from xdsl.ir import Attribute, SSAValue
@@ -61,11 +60,8 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import describe
-from hopc.dialects.hop_interface import CalleeMemoryEffect, InvokeSubgraphInterface
+from hopc.dialects.hop_subgraph import CalleeMemoryEffect, InvokeSubgraphInterface, SubgraphOp
 from hopc.ir.substitution import InconsistentBinding, bind, substitute
-
-if TYPE_CHECKING:
-    from hopc.dialects.hop import SubgraphOp
 
 
 @irdl_op_definition
@@ -140,8 +136,6 @@ class AutogradFunctionOp(IRDLOperation):
         return self._lookup(self.backward)
 
     def _lookup(self, symbol: SymbolRefAttr) -> SubgraphOp | None:
-        from hopc.dialects.hop import SubgraphOp  # hop imports this module
-
         found = SymbolTable.lookup_symbol(self, symbol)
         return found if isinstance(found, SubgraphOp) else None
 

@@ -30,7 +30,8 @@ from hopc.dialects.hop_module import (
     STRIDES,
 )
 from hopc.ir.diagnostics import op_error
-from hopc.ir.types import Dim, ExprAttr, TensorType
+from hopc.ir.dims import Dim
+from hopc.ir.types import ExprAttr, TensorType
 
 USER = "user"
 """The role of an unmarked argument (a user input) or result (a user output)."""

@@ -3,9 +3,11 @@
 Model: MLIR's ``RegionBranchOpInterface`` (which operands enter which region,
 which yields leave as results) in the Python form of xDSL's
 ``CallableOpInterface``: a trait class whose classmethods take the op. Each
-region op of ``hopc.dialects.hop`` attaches its own subclass in ``traits``, and
-``hop.invoke_subgraph`` answers for the body of the subgraph it calls; passes
-ask ``hop_interface(op)`` instead of testing the op's kind.
+region op of the ``hop`` dialect attaches its own subclass in ``traits``,
+defined beside it in the op's module (``CondInterface`` in
+``hopc.dialects.hop_control_flow``), and ``hop.invoke_subgraph`` answers for
+the body of the subgraph it calls; passes ask ``hop_interface(op)`` instead of
+testing the op's kind.
 
 The facts, per region (``RegionEntry``):
 
@@ -61,23 +63,17 @@ checks the invariant alone.
 from __future__ import annotations
 
 import abc
-from collections.abc import Set
 from dataclasses import dataclass
 from enum import Enum
 
 from xdsl.dialects.builtin import DenseArrayBase, i32
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
-from xdsl.traits import (
-    EffectInstance,
-    MemoryEffect,
-    OpTrait,
-    RecursiveMemoryEffect,
-    get_effects,
-)
+from xdsl.traits import OpTrait
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import describe
-from hopc.ir.types import Dim, TensorType
+from hopc.ir.dims import Dim
+from hopc.ir.types import TensorType
 
 
 class RunCount(Enum):
@@ -284,154 +280,3 @@ def append_invariant_operands(op: Operation, values: list[SSAValue]) -> None:
         counts = list(sizes.get_values())
         counts[-1] += len(values)
         op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, counts)
-
-
-class CalleeMemoryEffect(MemoryEffect):
-    """A call has the memory effects of its callee's body (``RecursiveMemoryEffect`` through
-    the symbol): a call of a subgraph that only reads only reads. Unknown (None) where the
-    callee is unknown, an op of the body has unknown effects, or subgraphs call in a cycle."""
-
-    @classmethod
-    def get_effects(cls, op: Operation) -> Set[EffectInstance] | None:
-        return _call_effects(op, frozenset())
-
-
-def _call_effects(call: Operation, calling: frozenset[Region]) -> Set[EffectInstance] | None:
-    entries = InvokeSubgraphInterface.entries(call)
-    if not entries or entries[0].region in calling:
-        return None
-    body = entries[0].region
-    effects: set[EffectInstance] = set()
-    for inner in body.walk():
-        if inner.has_trait(RecursiveMemoryEffect):
-            continue  # its nested ops are walked
-        found = (_call_effects(inner, calling | {body}) if inner.has_trait(CalleeMemoryEffect)
-                 else get_effects(inner))
-        if found is None:
-            return None
-        effects |= found
-    return effects
-
-
-# --------------------------------------------------------------------------- per kind
-
-
-class SingleBodyInterface(HopRegionInterface):
-    """``hop.wrap``, ``hop.checkpoint``: the body runs once on ``inputs``."""
-
-    @classmethod
-    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
-        return (RegionEntry(op.regions[0], operands_in_order(range(len(op.operands))), RunCount.ONCE,
-                            results=range(len(op.results))),)
-
-    @classmethod
-    def invariant_operands(cls, op: Operation) -> range:
-        return range(len(op.operands))
-
-    @classmethod
-    def mutable_operands(cls, op: Operation) -> range:
-        return range(len(op.operands))
-
-
-class CondInterface(HopRegionInterface):
-    """``hop.cond``: one branch runs on ``inputs`` (operands 1, ...)."""
-
-    @classmethod
-    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
-        arguments = operands_in_order(cls.invariant_operands(op))
-        return tuple(RegionEntry(region, arguments, RunCount.AT_MOST_ONCE,
-                                 results=range(len(op.results))) for region in op.regions)
-
-    @classmethod
-    def invariant_operands(cls, op: Operation) -> range:
-        return range(1, len(op.operands))
-
-    @classmethod
-    def mutable_operands(cls, op: Operation) -> range:
-        return cls.invariant_operands(op)
-
-
-class WhileInterface(HopRegionInterface):
-    """``hop.while``: both regions take ``carried`` then ``additional``; the body's yields
-    are the next carried values and, after the last iteration, the results."""
-
-    @classmethod
-    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
-        everything = operands_in_order(range(len(op.operands)))
-        carried = len(op.results)
-        return (RegionEntry(op.regions[0], everything, RunCount.AT_LEAST_ONCE),
-                RegionEntry(op.regions[1], everything, RunCount.ANY,
-                            results=range(carried), carried=carried))
-
-    @classmethod
-    def invariant_operands(cls, op: Operation) -> range:
-        return range(len(op.results), len(op.operands))
-
-    @classmethod
-    def mutable_operands(cls, op: Operation) -> range:
-        return range(len(op.operands))
-
-
-class ScanInterface(HopRegionInterface):
-    """``hop.scan``: the body takes ``init`` (then the carry), a slice of each ``xs``, then
-    ``additional``; it yields the carry then per-step outputs, stacked into the results."""
-
-    @classmethod
-    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
-        init, xs = len(op.init), len(op.xs)
-        arguments = operands_in_order(range(len(op.operands)), sliced=range(init, init + xs))
-        return (RegionEntry(op.regions[0], arguments, RunCount.ANY, results=range(len(op.results)),
-                            stacked=range(init, len(op.results)), carried=init),)
-
-    @classmethod
-    def invariant_operands(cls, op: Operation) -> range:
-        return range(len(op.init) + len(op.xs), len(op.operands))
-
-
-class MapInterface(HopRegionInterface):
-    """``hop.map``: the body takes a slice of each ``xs`` then ``additional``; each yield is
-    stacked into its result."""
-
-    @classmethod
-    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
-        arguments = operands_in_order(range(len(op.operands)), sliced=range(len(op.xs)))
-        results = range(len(op.results))
-        return (RegionEntry(op.regions[0], arguments, RunCount.ANY, results=results, stacked=results),)
-
-    @classmethod
-    def invariant_operands(cls, op: Operation) -> range:
-        return range(len(op.xs), len(op.operands))
-
-
-class SubgraphInterface(HopRegionInterface):
-    """``hop.subgraph``: its body runs once per call, on the call's operands; it has
-    none of its own (``NoOperand`` feeds each parameter; its calls answer for them:
-    ``InvokeSubgraphInterface``)."""
-
-    @classmethod
-    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
-        body = op.regions[0]
-        parameters = body.blocks[0].args if body.blocks else ()
-        return (RegionEntry(body, tuple(NoOperand() for _ in parameters), RunCount.ONCE),)
-
-    @classmethod
-    def invariant_operands(cls, op: Operation) -> range:
-        return range(0)
-
-    def verify(self, op: Operation) -> None:
-        """Nothing more: the op is ``IsolatedFromAbove``, a module-level symbol whose body
-        has no outer value to read (``HasParent`` reports one placed anywhere else)."""
-
-
-class InvokeSubgraphInterface(SingleBodyInterface):
-    """``hop.invoke_subgraph``: the callee's body runs once on ``inputs`` (no entry when the
-    callee is unknown). The region is the callee's, shared by all its calls, and not among
-    the op's own ``regions``: a pass that rewrites regions leaves it to the subgraph."""
-
-    @classmethod
-    def entries(cls, op: Operation) -> tuple[RegionEntry, ...]:
-        callee = op.subgraph()
-        if callee is None:
-            return ()
-        return (RegionEntry(callee.body, operands_in_order(range(len(op.operands))), RunCount.ONCE,
-                            results=range(len(op.results))),)

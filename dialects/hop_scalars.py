@@ -9,7 +9,7 @@ compute on ``SymInt``/``SymFloat``. ``hop.sym_ite`` is ``torch.sym_ite``, a
 choice by a ``!hop.symbool``. ``hop.sym_neg``, ``hop.sym_abs`` and
 ``hop.sym_not`` are Python's unary ``-``, ``abs`` and ``not``: their result
 has the operand's kind. Arithmetic and comparisons that floats share
-with integers are the ``hop.sym_*`` ops of ``hop_symbols``, which take floats
+with integers are the ``hop.sym_*`` ops of ``hop_sym_binary``, which take floats
 as well. The ``Hop`` dialect (``hopc.dialects.hop``) registers these ops and
 re-exports them.
 """
@@ -26,7 +26,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import HopCanonicalizationPatterns, describe
-from hopc.dialects.hop_symbols import SymBinaryOp
+from hopc.dialects.hop_sym_binary import SymBinaryOp
 from hopc.ir.types import SymBoolType, SymFloatType, SymIntType
 
 if TYPE_CHECKING:
@@ -114,10 +114,10 @@ class _SymUnaryFloatOp(_TypedByOperand, IRDLOperation):
     @classmethod
     def expected_type(cls, operand: Attribute) -> SymFloatType:
         assert isinstance(operand, SymIntType | SymFloatType)
-        from hopc.ir import symbolic, symbolic_float
+        from hopc.ir import symbolic, symbolic_float, symbolic_print
 
         function = getattr(symbolic_float, cls.FUNCTION)
-        return SymFloatType(symbolic.print_expr(function(symbolic.parse_expr(str(operand.value)))))
+        return SymFloatType(symbolic_print.print_expr(function(symbolic.parse_expr(str(operand.value)))))
 
 
 
@@ -170,15 +170,15 @@ class SymIteOp(IRDLOperation):
 
     @staticmethod
     def expected_type(condition: Attribute, then: Attribute, otherwise: Attribute) -> Attribute:
-        from hopc.ir import symbolic
+        from hopc.ir import symbolic, symbolic_print
 
         value = symbolic.if_then_else(*(symbolic.parse_expr(str(t.value))
                                         for t in (condition, then, otherwise)))
         if isinstance(then, SymFloatType) or isinstance(otherwise, SymFloatType):
             from hopc.ir.symbolic_float import ToFloat
 
-            return SymFloatType(symbolic.print_expr(ToFloat(value)))
-        return SymIntType(symbolic.print_expr(value))
+            return SymFloatType(symbolic_print.print_expr(ToFloat(value)))
+        return SymIntType(symbolic_print.print_expr(value))
 
     def __init__(self, condition: SSAValue, then: SSAValue, otherwise: SSAValue):
         super().__init__(operands=[condition, then, otherwise],
@@ -216,13 +216,13 @@ class _SymUnaryOp(_TypedByOperand, IRDLOperation):
     def expected_type(cls, operand: Attribute) -> Attribute:
         if not isinstance(operand, cls.KINDS):
             raise ValueError(f"'{cls.name}' takes {' or '.join('!' + kind.name for kind in cls.KINDS)}")
-        from hopc.ir import symbolic
+        from hopc.ir import symbolic, symbolic_print
         from hopc.ir.symbolic_float import ToFloat
 
         value = cls.APPLY(symbolic.parse_expr(str(operand.value)))
         if isinstance(operand, SymFloatType):
             value = ToFloat(value)  # ``-float(s0)`` stays a float
-        return type(operand)(symbolic.print_expr(value))
+        return type(operand)(symbolic_print.print_expr(value))
 
 
 

@@ -9,7 +9,8 @@ level]). Ops:
 - ``kernel.launch @k(...)``: runs a kernel on tensors and on the shape
   symbols its iteration space needs, as SSA ``!hop.symint`` values;
 - ``kernel.alloc``: a buffer of a given shape, strides and device, which a
-  launch writes its result into (``into(...)``), after ``plan-memory``.
+  launch writes its result into (``into(...)``), after ``plan-memory``; its
+  type, ``!kernel.buffer``, lives in ``hopc.dialects.kernel_buffer``.
 
 Note [kernel level]
 ~~~~~~~~~~~~~~~~~~~
@@ -29,7 +30,7 @@ which has a ``kind``:
   library: ATen on the CPU, cuBLAS/cuDNN/SDPA on CUDA.
 
 A kernel is parametric in the shape symbols its tensor arguments bind (as a
-``hop.subgraph``: Note [subgraph symbols] in ``hopc.dialects.hop``) and takes
+``hop.subgraph``: Note [subgraph symbols] in ``hopc.dialects.hop_subgraph``) and takes
 the others, and any symbol its grid needs, as trailing ``!hop.symint``
 arguments; one kernel serves every size of a dynamic dimension. Values are
 tensors with value semantics until memory planning; after ``plan-memory``
@@ -44,15 +45,13 @@ device matches.
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolNameConstraint, SymbolRefAttr
-from xdsl.ir import Attribute, Data, Dialect, Operation, Region, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
-    irdl_attr_definition,
     irdl_op_definition,
     lazy_traits_def,
     prop_def,
@@ -62,8 +61,6 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import AttrParser
-from xdsl.printer import Printer
 from xdsl.traits import (
     EffectInstance,
     HasParent,
@@ -77,128 +74,16 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import describe
+from hopc.dialects.kernel_buffer import BufferType  # registered below, and re-exported
 from hopc.ir.substitution import InconsistentBinding, bind, substitute
 from hopc.ir.symbol_table import lookup_symbol
-from hopc.ir.types import (
-    DTYPE_NAME_BY_ELEMENT_TYPE,
-    Dim,
-    SymFloatType,
-    SymIntType,
-    TensorType,
-    _BodyError,
-    _dims,
-    _split_top_level,
-    _tensor_parameters,
-    canonical_dim,
-    format_dim,
-    parse_type_body,
-    shape_symbols,
-    shape_text,
-)
+from hopc.ir.types import SymFloatType, SymIntType, TensorType
 
 KERNEL_KINDS = ("pointwise", "reduction", "extern")
 """What a ``kernel.kernel`` holds (Note [kernel level])."""
 
-DEVICES = ("cpu", "cuda")
 DEVICE_ATTRIBUTE = "kernel.device"
-"""The module attribute naming the kernel-level module's target device."""
-
-
-def contiguous_strides(shape: Sequence[Dim]) -> tuple[Dim, ...]:
-    """Row-major strides of ``shape``: the last dimension's is 1."""
-    from hopc.ir.types import simple_arithmetic
-
-    strides: list[Dim] = []
-    running: Dim = 1
-    for dim in reversed(shape):
-        strides.append(running)
-        product = simple_arithmetic(operator.mul, running, dim)
-        running = product if product is not None else canonical_dim(f"({running})*({dim})")
-    return tuple(reversed(strides))
-
-
-@irdl_attr_definition
-class BufferType(Data[tuple[tuple[Dim, ...], Attribute, tuple[Dim, ...], str]], TypeAttribute):
-    """Storage for one tensor: ``!kernel.buffer<[s0, 16], f32, [16, 1], cpu>``.
-
-    Shape, element type, strides (one per dimension, ints or expressions over
-    shape symbols) and device. Invariant: as many strides as dimensions, the
-    device one of ``DEVICES``.
-    """
-
-    name = "kernel.buffer"
-
-    def __init__(self, shape: Iterable[Dim] | tuple, element_type: Attribute | None = None,
-                 strides: Iterable[Dim] | None = None, device: str = "cpu"):
-        if element_type is None:  # xDSL's parser passes the parsed (shape, type, strides, device)
-            shape, element_type, strides, device = shape  # type: ignore[misc]
-        dims = TensorType(shape, element_type).shape
-        strides = contiguous_strides(dims) if strides is None else tuple(
-            s if isinstance(s, int) else canonical_dim(s) for s in strides)
-        super().__init__((dims, element_type, strides, device))
-
-    @staticmethod
-    def of(tensor: TensorType, device: str) -> BufferType:
-        """A contiguous buffer holding a value of type ``tensor``."""
-        return BufferType(tensor.shape, tensor.element_type, None, device)
-
-    @property
-    def shape(self) -> tuple[Dim, ...]:
-        return self.data[0]
-
-    @property
-    def element_type(self) -> Attribute:
-        return self.data[1]
-
-    @property
-    def strides(self) -> tuple[Dim, ...]:
-        return self.data[2]
-
-    @property
-    def device(self) -> str:
-        return self.data[3]
-
-    @property
-    def dtype_name(self) -> str:
-        return DTYPE_NAME_BY_ELEMENT_TYPE[self.element_type]
-
-    def tensor_type(self) -> TensorType:
-        """The type of a tensor stored in this buffer."""
-        return TensorType(self.shape, self.element_type)
-
-    def free_symbols(self) -> frozenset[str]:
-        return shape_symbols(self.shape) | shape_symbols(self.strides)
-
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> tuple[tuple[Dim, ...], Attribute, tuple[Dim, ...], str]:
-        return parse_type_body(parser, _buffer_parameters)
-
-    def print_parameter(self, printer: Printer) -> None:
-        strides = ", ".join(format_dim(s) for s in self.strides)
-        printer.print_string(f"<{shape_text(self.shape, self.element_type)}, [{strides}], {self.device}>")
-
-    def verify(self) -> None:
-        if len(self.strides) != len(self.shape):
-            raise VerifyException(f"!kernel.buffer has {len(self.shape)} dimensions but "
-                                  f"{len(self.strides)} strides")
-        if self.device not in DEVICES:
-            raise VerifyException(f"!kernel.buffer has unknown device '{self.device}' "
-                                  f"(expected one of {', '.join(DEVICES)})")
-
-
-def _buffer_parameters(body: str) -> tuple[tuple[Dim, ...], Attribute, tuple[Dim, ...], str]:
-    """``[s0, 16], f32, [16, 1], cpu`` as (shape, element type, strides, device)."""
-    pieces = _split_top_level(body)
-    if len(pieces) != 4:
-        raise _BodyError("expected '[dims], element-type, [strides], device' in !kernel.buffer", 0)
-    (shape_text, _), (element_text, element_at), (strides_text, strides_at), (device_text, _) = pieces
-    shape, element_type = _tensor_parameters(f"{shape_text},{element_text}")
-    stripped = strides_text.strip()
-    if not (stripped.startswith("[") and stripped.endswith("]")):
-        raise _BodyError("expected '[strides]' after the element type", strides_at)
-    open_at = strides_at + strides_text.index("[") + 1
-    strides = _dims(stripped[1:-1], open_at)
-    return shape, element_type, strides, device_text.strip()
+"""The module attribute naming the kernel-level module's target device (one of ``DEVICES``)."""
 
 
 # --------------------------------------------------------------------------- kernels

@@ -35,6 +35,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from hopc.frontend.autograd_functions import keep_autograd_functions
 from hopc.frontend.cond_predicates import boolean_predicates
 from hopc.frontend.constant_hoisting import hoist_constants
+from hopc.frontend.flex_attention_calls import drop_block_tables, guard_equal_sizes
 from hopc.frontend.functorch_grad import retarget_functorch_grad
 from hopc.frontend.kept_regions import keep_regions
 from hopc.frontend.while_int_carries import tensor_int_carries
@@ -82,6 +83,7 @@ def lower_to_aten(graph_module: torch.fx.GraphModule, fake_inputs: Sequence[obje
     retarget_functorch_grad(graph_module)
     boolean_predicates(graph_module)
     tensor_int_carries(graph_module)
+    guard_equal_sizes(graph_module)
 
     def run(*inputs: object) -> object:
         with torch.fx.traceback.preserve_node_meta():
@@ -93,5 +95,6 @@ def lower_to_aten(graph_module: torch.fx.GraphModule, fake_inputs: Sequence[obje
         detached = [x.detach() if isinstance(x, torch.Tensor) else x for x in fake_inputs]
         aten_graph = make_fx(run, tracing_mode="real", pre_dispatch=True,
                              _allow_non_fake_inputs=True, _allow_fake_constant=False)(*detached)
+    drop_block_tables(aten_graph)
     hoist_constants(aten_graph)
     return aten_graph

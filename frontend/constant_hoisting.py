@@ -10,12 +10,12 @@ level at a time, until it is an attribute of the entry graph (where it becomes
 a ``hop.constant``): every subgraph of the HOP gets one trailing placeholder
 per constant that any of them reads, in the same order, and the HOP call gets
 the constants as trailing operands, in the argument that feeds trailing
-placeholders (``cond``'s operands, ``while_loop``'s, ``scan``'s and ``map``'s
-additional inputs, the operands of the others). A subgraph shared by several
-calls (``invoke_subgraph``) is changed once. A HOP whose operand layout is not
-in ``_TRAILING_ARGUMENT`` (a custom ``autograd.Function``, whose backward takes
-cotangents and then saved values) with a constant made in a body is refused,
-located at the HOP's line.
+placeholders (``cond``'s operands, ``while_loop``'s, ``scan``'s, ``map``'s and
+``associative_scan``'s additional inputs, the operands of the others). A
+subgraph shared by several calls (``invoke_subgraph``) is changed once. A HOP
+whose operand layout is not in ``_TRAILING_ARGUMENT`` (a custom
+``autograd.Function``, whose backward takes cotangents and then saved values)
+with a constant made in a body is refused, located at the HOP's line.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ import torch.fx
 from hopc.fx_import.errors import unsupported
 
 _TRAILING_ARGUMENT: dict[str, int | None] = {
-    "cond": 3, "while_loop": 3, "scan": 3, "map_impl": 2,
+    "cond": 3, "while_loop": 3, "scan": 3, "map_impl": 2, "associative_scan": 2,
     "invoke_subgraph": None, "hopc_wrap": None, "hopc_checkpoint": None,
+    "flex_attention": 7,  # score_mod_other_buffers; the mask_mod graph is no argument of its own
 }
 """HOP name -> the argument whose values its subgraphs take last (None: the variadic rest)."""
 

@@ -66,6 +66,7 @@ from hopc.ir.diagnostics import is_hopc_source, is_torch_source
 _HOP_UTILITIES = importlib.import_module("torch._higher_order_ops.utils")
 _INVOKE_SUBGRAPH = importlib.import_module("torch._higher_order_ops.invoke_subgraph")
 _FUNCTORCH_TRANSFORMS = importlib.import_module("torch._functorch.eager_transforms")
+_ASSOCIATIVE_SCAN = importlib.import_module("torch._higher_order_ops.associative_scan")
 """The modules themselves (``torch._higher_order_ops`` exports HOPs of the same names)."""
 
 
@@ -129,9 +130,11 @@ _GIVE_UP = _GiveUp()
 def _hop_entry_points() -> Iterator[None]:
     """Every way a program enters a HOP outside Dynamo raises ``NeedsDynamo``.
 
-    ``cond``, ``while_loop``, ``scan``, ``map`` and an exported
-    ``nested_compile_region`` compile their call through
-    ``_hop_compile_and_call``; a ``nested_compile_region`` otherwise calls
+    ``cond``, ``while_loop``, ``scan``, ``map``, a pointwise
+    ``associative_scan`` and an exported ``nested_compile_region`` compile
+    their call through ``_hop_compile_and_call``; a generic
+    ``associative_scan`` runs ``generic_associative_scan`` (Note [associative
+    scan capture]); a ``nested_compile_region`` otherwise calls
     ``invoke_subgraph_placeholder``; ``wrap`` (whatever name the program
     imported it by) runs ``Wrap.__call__``; ``checkpoint`` runs
     ``CheckpointFunction`` or ``_checkpoint_without_reentrant_generator``;
@@ -141,6 +144,7 @@ def _hop_entry_points() -> Iterator[None]:
     """
     entry_points = [(_HOP_UTILITIES, "_hop_compile_and_call"),
                     (_INVOKE_SUBGRAPH, "invoke_subgraph_placeholder"),
+                    (_ASSOCIATIVE_SCAN, "generic_associative_scan"),
                     (Wrap, "__call__"),
                     (torch.utils.checkpoint, "CheckpointFunction"),
                     (torch.utils.checkpoint, "_checkpoint_without_reentrant_generator"),

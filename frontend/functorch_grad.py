@@ -104,7 +104,7 @@ def grad_region(region: torch.fx.GraphModule, *inputs: object) -> tuple:
     Every ``aten.detach`` of the trace becomes an ``aten.alias``: what stops
     gradients there is a ``stop_gradient`` (Note [gradients through a grad region]);
     every ``_efficientzerotensor`` a ``zeros`` (Note [materialized zeros] in
-    ``hopc.passes.autograd.derivatives``).
+    ``hopc.passes.autograd.derivative_graphs``).
     """
     with disable_proxy_modes_tracing():
         traced = make_fx(region, tracing_mode="real", _allow_non_fake_inputs=True)(*inputs)

@@ -10,7 +10,7 @@ the switch back on, so every value made there is a constant to the backward.
 that a node in such a span reads from outside it is read through an
 ``aten.detach``. A value made in the span then depends on no differentiated
 value (``aten.detach_copy`` stops gradients, Note [functional derivatives]
-in ``hopc.passes.autograd.derivatives``), and a tensor the span changes in
+in ``hopc.passes.autograd.derivative_graphs``), and a tensor the span changes in
 place (``w.add_(1)`` in a hand-written SGD step) is changed through its
 detached alias: functionalize gives it a new value that takes no gradient,
 which the call copies back without recording it (Note [training call]).

@@ -2,7 +2,8 @@
 
 ``hopc.CompileOptions(report_dir=...)`` makes the driver (``hopc.driver``) fill
 a ``FrameReport`` as it compiles a frame and call ``write_report``, which
-writes ``<report_dir>/<number>-<title>.html``: the time of each stage, Dynamo's
+writes ``<report_dir>/<number>-<title>.html``: the time of each stage, whether
+the compile cache held the frame (with the process's hits and misses), Dynamo's
 guards, the values the forward saves for the backward and their bytes, the
 memory plan, the forward and backward ops of each ``hop.seq_nr``, the op
 graph (``hopc.passes.view_op_graph``) drawn as SVG where Graphviz's ``dot``
@@ -86,6 +87,9 @@ class FrameReport:
     """(``hop.seq_nr``, the forward ops' names, the backward ops' names)."""
     module_for_graph: object | None
     """An xDSL ``ModuleOp`` to draw as the op graph, or None."""
+    cache: str = ""
+    """What the compile cache did for the frame, with the process's hits and misses
+    (``hopc.compile_cache``); "" where the frame was compiled without the driver's cache lookup."""
 
 
 INDEX_NAME = "index.html"
@@ -176,6 +180,7 @@ def _page(report: FrameReport, graph_section: str) -> str:
     sections = [
         f'<h1>{_text(report.title)}</h1><p class="note"><a href="{INDEX_NAME}">all frames</a></p>',
         _stage_times(report.stages),
+        _cache(report.cache),
         _guards(report.guards),
         _saved(report.saved, report.saved_bytes),
         _memory_plan(report.memory_plan),
@@ -197,6 +202,12 @@ def _stage_times(stages: tuple[StageRecord, ...]) -> str:
     total = sum(stage.seconds for stage in stages)
     rows.append(f'<tr class="total"><td>total</td><td class="number">{_seconds(total)}</td><td></td></tr>')
     return _section("Stages", _table(("stage", "seconds", ""), rows))
+
+
+def _cache(cache: str) -> str:
+    if not cache:
+        return _section("Compile cache", '<p class="note">The compile cache was not consulted.</p>')
+    return _section("Compile cache", f"<p>{_text(cache)}</p>")
 
 
 def _guards(guards: tuple[str, ...]) -> str:

@@ -48,7 +48,10 @@ executor's lowering cache (``hopc.backend.runtime.executors.lowered``), which
 lowers again only for another device a call brings (Note [compiled executors]).
 For ``hopc.compile(program, freeze=True)`` the stages from ``frozen`` on run at
 the first call, with that call's parameter values, and again when one changes
-(Note [freeze guard] in ``hopc.frontend.freezing``).
+(Note [freeze guard] in ``hopc.frontend.freezing``). ``compile_captured`` takes
+the module at the host level (after ``differentiated``, or ``functional`` where
+it freezes) from the persistent compile cache where an earlier compile of the
+same captured module stored it (``hopc.compile_cache``), and skips those stages.
 """
 
 from __future__ import annotations
@@ -79,6 +82,7 @@ from hopc.backend.runtime.executors import (
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.backend.runtime.training_call import TrainingCall
+from hopc.compile_cache import COUNTS, cache_slot
 from hopc.dialects.hop_module_structure import entry_functions, entry_signature
 from hopc.dialects.verify import verify_module
 from hopc.driver_log import FrameReports, StageLog
@@ -259,6 +263,27 @@ def to_host_level(module: ModuleOp, options: CompileOptions, log: StageLog, *, t
     return module
 
 
+def to_host_level_cached(module: ModuleOp, options: CompileOptions, frame: Frame, log: StageLog) -> ModuleOp:
+    """The captured ``module`` at the host level (``to_host_level``: up to ``functional`` where the
+    options freeze): the compile cache's copy where it holds one, else ``module`` in place, then
+    stored (``hopc.compile_cache``). The frontend's checks of the functional module run on the
+    copy: its forward entry has the functional entry's arguments and copy-backs."""
+    slot = cache_slot(module, options, frame.device)
+    to = Stage.FUNCTIONAL if options.freeze else Stage.DIFFERENTIATED
+    start = time.perf_counter()
+    cached = slot.load()
+    if cached is None:
+        to_host_level(module, options, log, to=to, check_functional=frame.check_functional)
+        slot.store(module)
+    else:
+        if frame.check_functional is not None:
+            frame.check_functional(cached)
+        log.record(f"{to} (cached)", cached, time.perf_counter() - start)
+        module = cached
+    log.cache = f"{slot.outcome} ({COUNTS})"
+    return module
+
+
 def to_kernel_level(module: ModuleOp, device: str, options: CompileOptions, log: StageLog, *,
                     to: Stage = Stage.PLANNED) -> ModuleOp:
     """``module`` (at the host level) in place through ``kernel`` and, unless ``to`` says so, ``planned``."""
@@ -293,14 +318,14 @@ def to_executable(module: ModuleOp, options: CompileOptions, frame: Frame,
 
 def compile_captured(module: ModuleOp, options: CompileOptions,
                      frame: Frame) -> ModuleCall | TrainingCall | FrozenCall:
-    """The executable of a captured ``module``, taken over: each stage in order (Note [compile stages])."""
+    """The executable of a captured ``module``, taken over: each stage in order (Note [compile stages]),
+    the host-level ones from the compile cache where it holds them (``to_host_level_cached``)."""
     log = StageLog(options, frame)
     verify_module(module)
     log.record(Stage.CAPTURED, module, frame.capture_seconds)
+    module = to_host_level_cached(module, options, frame, log)
     if not options.freeze:
-        to_host_level(module, options, log, check_functional=frame.check_functional)
         return to_executable(module, options, frame, log)
-    to_host_level(module, options, log, to=Stage.FUNCTIONAL, check_functional=frame.check_functional)
     if frame.freezes_at_call:
         from hopc.frontend.freezing import FrozenCall  # frontend.freezing imports this module for its stages
 

@@ -43,7 +43,7 @@ from xdsl.dialects.func import FuncOp
 from hopc.dialects.hop_module_structure import entry_functions, entry_signature
 from hopc.dialects.kernel import AllocOp, LaunchOp
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.symbolic import print_expr
+from hopc.ir.symbolic_print import print_expr
 from hopc.ir.types import ExprAttr
 from hopc.passes.plan_memory.peak import buffer_bytes
 from hopc.passes.plan_memory.plan_memory import PEAK_BYTES_ATTRIBUTE
@@ -87,6 +87,8 @@ class StageLog:
         self.guards: tuple[str, ...] | None = frame.guards if isinstance(frame.guards, tuple) else None
         self.modules: tuple[ModuleOp, ModuleOp] | None = None
         """The module at the host level and the one the executor runs, once the stages are done."""
+        self.cache = ""
+        """What the compile cache did for the frame (``hopc.compile_cache``), for its report."""
         if self.directory is not None and not isinstance(frame.guards, tuple):
             frame.guards.wait(self)
 
@@ -134,7 +136,7 @@ class StageLog:
         report = FrameReport(
             title=self.title, stages=tuple(StageRecord(*record) for record in self.records), guards=self.guards,
             saved=saved_values(host_level), saved_bytes=saved_bytes(host_level), memory_plan=memory_plan(executed),
-            seq_pairs=sequence_pairs(host_level), module_for_graph=executed)
+            seq_pairs=sequence_pairs(host_level), module_for_graph=executed, cache=self.cache)
         directory, self.directory, self.records = self.directory, None, []  # a refreeze is not reported again
         try:
             write_report(report, directory)

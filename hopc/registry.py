@@ -27,7 +27,8 @@ DIALECTS: dict[str, str] = {
 """Dialect name -> ``module:attribute`` of its ``xdsl.ir.Dialect``."""
 
 INTERPRETER_IMPLS: dict[str, tuple[str, ...]] = {
-    "hop": ("hopc.backend.interpreter_hop:HopImpls", "hopc.backend.interpreter_rng:RngStateImpls"),
+    "hop": ("hopc.backend.interpreter_hop:HopImpls", "hopc.backend.interpreter_rng:RngStateImpls",
+            "hopc.backend.interpreter_flex_attention:FlexAttentionImpls"),
     "aten": ("hopc.backend.interpreter_aten:AtenImpls",),
     "custom": ("hopc.backend.interpreter_aten:AtenImpls",),
     "profiler": ("hopc.backend.interpreter_profiler:ProfilerImpls",),

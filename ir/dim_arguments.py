@@ -6,7 +6,7 @@ counts from the end. ``normalized_dim`` and ``normalized_dims`` give the index
 in ``0..r-1`` it names, by the rule of PyTorch's
 ``torch._prims_common.canonicalize_dim``, written out here so that a pass that
 reads dims (functionalize) need not import torch, which that module imports
-(Note [lazy sympy] in ``hopc.ir.types``; ``tests/test_opt_imports.py``).
+(Note [lazy sympy] in ``hopc.ir.dims``; ``tests/test_opt_imports.py``).
 """
 
 from __future__ import annotations

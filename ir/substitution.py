@@ -21,17 +21,8 @@ from collections.abc import Mapping, Sequence
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
 from xdsl.ir import Attribute
 
-from hopc.ir.types import (
-    Dim,
-    ExprAttr,
-    SymBoolType,
-    SymFloatType,
-    SymIntType,
-    TensorType,
-    canonical_dim,
-    dim_attribute,
-    dim_symbols,
-)
+from hopc.ir.dims import Dim, canonical_dim, dim_symbols
+from hopc.ir.types import ExprAttr, SymBoolType, SymFloatType, SymIntType, TensorType, dim_attribute
 
 Substitution = Mapping[str, Dim]
 """Symbol name -> the dimension it stands for."""

@@ -21,7 +21,8 @@ from functools import cache
 
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute
 
-from hopc.ir.types import Dim, ExpressionData, TensorType, dim_symbols
+from hopc.ir.dims import Dim, dim_symbols
+from hopc.ir.types import ExpressionData, TensorType
 
 _NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

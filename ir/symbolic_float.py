@@ -40,7 +40,7 @@ import re
 
 import sympy
 
-from hopc.ir.types import is_float_symbol_name
+from hopc.ir.dims import is_float_symbol_name
 
 FLOAT_LITERAL = re.compile(r"(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+", re.ASCII)
 """A float literal of the expression language (Python's float syntax, unsigned)."""

@@ -18,18 +18,14 @@ whose value is a symbolic number are ``#hop.expr<...>``; a ``None`` argument
 is ``#hop.none``. A tensor dimension and a symint never mention a float
 (``mentions_float``), a symfloat always does.
 
-Note [lazy sympy]: importing sympy costs more than starting xDSL, so dimension
-texts that are an integer, a single symbol, or one of the common one-symbol
-forms already in canonical form (``2*s0``, ``s0 - 1``, ``s0 // 4``; see
-``_CANONICAL_SIMPLE``) are handled without it, and so is arithmetic on integers
-and on one-symbol affine forms (``simple_arithmetic``); other expressions are
-canonicalized through sympy, on first use, and the result is cached.
+Dimensions and the other expression texts are ``Dim``s of ``hopc.ir.dims``,
+canonical as built (without sympy where it can, Note [lazy sympy] there). The
+text in a type's ``<...>`` body is read here, and a malformed dimension is a
+parse error at its column.
 """
 
 from __future__ import annotations
 
-import operator
-import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from typing import TypeVar
@@ -51,8 +47,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-Dim = int | str
-"""A dimension: a static size, or the canonical text of a symbolic expression."""
+from hopc.ir.dims import Dim, ExpressionError, canonical_dim, dim_symbols, format_dim, mentions_float, shape_symbols
 
 _Parameters = TypeVar("_Parameters")
 
@@ -88,148 +83,6 @@ _ELEMENT_TYPES_BY_TEXT: dict[str, Attribute] = {
 }
 _TEXT_BY_ELEMENT_TYPE = {t: text for text, t in _ELEMENT_TYPES_BY_TEXT.items()}
 DTYPE_NAME_BY_ELEMENT_TYPE = {t: name for name, t in DTYPES.items()}
-
-_INTEGER = re.compile(r"-?[0-9]+\Z")
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_IDENTIFIERS = re.compile(r"(?<![0-9.])[A-Za-z_][A-Za-z0-9_]*")  # not the ``e`` of ``1e-05``
-_FUNCTION_NAMES = frozenset(
-    {"Max", "Min", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "And", "Or", "Not", "True", "False",
-     "float", "sqrt", "pow", "ITE"}
-)
-_FLOAT_MARKERS = re.compile(r"(?<![A-Za-z0-9_.])(?:float\(|sqrt\(|pow\(|zu?f|[0-9]+(?:\.|[eE]))"
-                            r"|(?<!/)/(?!/)")
-"""What only text with a float in it contains (Note [float expressions], Note [float symbols])."""
-_CANONICAL_SIMPLE = re.compile(
-    r"(?:(?:[2-9]|[1-9][0-9]+)\*)?(?P<name>[A-Za-z_][A-Za-z0-9_]*) [+-] [1-9][0-9]*\Z"
-    r"|(?:[2-9]|[1-9][0-9]+)\*(?P<scaled>[A-Za-z_][A-Za-z0-9_]*)\Z"
-    r"|(?P<divided>[A-Za-z_][A-Za-z0-9_]*) (?://|%) (?:[2-9]|[1-9][0-9]+)\Z"
-)
-"""Expressions over one symbol that are already in canonical form: ``2*s0``,
-``s0 + 1``, ``4*s0 - 3``, ``s0 // 4``, ``s0 % 8`` (Note [lazy sympy])."""
-_AFFINE = re.compile(
-    r"(?:(?P<coefficient>[2-9]|[1-9][0-9]+)\*)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-    r"(?: (?P<sign>[+-]) (?P<constant>[1-9][0-9]*))?\Z"
-)
-
-
-class ExpressionError(ValueError):
-    """A malformed expression text; ``column`` is the offset of the fault in it."""
-
-    def __init__(self, message: str, column: int = 0):
-        super().__init__(message)
-        self.column = column
-
-
-@cache
-def canonical_dim(text: str) -> Dim:
-    """The canonical form of a dimension text: an int, or canonical expression text.
-
-    Raises ``ExpressionError`` for text that is not an expression.
-    """
-    text = text.strip()
-    if _INTEGER.match(text):
-        return int(text)
-    if text in ("True", "False") or (_IDENTIFIER.match(text) and text not in _FUNCTION_NAMES):
-        return text
-    simple = _CANONICAL_SIMPLE.match(text)
-    if simple and simple[simple.lastgroup] not in _FUNCTION_NAMES:
-        return text
-    return canonical_expression(text)
-
-
-def _affine(dim: Dim) -> tuple[int, str | None, int] | None:
-    """``dim`` as (coefficient, symbol, constant) if it is ``c*symbol + d`` or an int."""
-    if isinstance(dim, int):
-        return 0, None, dim
-    match = _AFFINE.match(dim)
-    if match is None or match["name"] in _FUNCTION_NAMES:
-        return None
-    constant = int(match["constant"] or 0) * (-1 if match["sign"] == "-" else 1)
-    return int(match["coefficient"] or 1), match["name"], constant
-
-
-def _affine_text(coefficient: int, name: str, constant: int) -> Dim | None:
-    """The canonical text of ``coefficient*name + constant``, where it is plain to write."""
-    if coefficient == 0:
-        return constant
-    if coefficient < 0:
-        return None  # sympy orders such terms its own way
-    term = name if coefficient == 1 else f"{coefficient}*{name}"
-    if constant == 0:
-        return term
-    return f"{term} {'+' if constant > 0 else '-'} {abs(constant)}"
-
-
-def simple_arithmetic(operation: Callable[[int, int], int | bool], lhs: Dim, rhs: Dim) -> Dim | None:
-    """``operation(lhs, rhs)`` in canonical form, computed without sympy, or None.
-
-    ``operation`` is the Python operator of a ``hop.sym_*`` op on integers
-    (its ``OPERATOR``: ``operator.add``, ``max``, ``operator.lt``, ...).
-    Answers integers on integers (comparisons give ``True``/``False``) and
-    ``+``, ``-``, ``*`` on one-symbol affine forms; None wherever the answer
-    needs sympy (Note [lazy sympy]), including division by zero, whose error
-    sympy reports.
-    """
-    left, right = _affine(lhs), _affine(rhs)
-    if left is None or right is None:
-        return None
-    if left[1] is None and right[1] is None:
-        if operation in (operator.floordiv, operator.mod) and right[2] == 0:
-            return None
-        value = operation(left[2], right[2])
-        return str(value) if isinstance(value, bool) else value
-    if left[1] is not None and right[1] is not None and left[1] != right[1]:
-        return None
-    name = left[1] or right[1]
-    if operation in (operator.add, operator.sub):
-        sign = 1 if operation is operator.add else -1
-        return _affine_text(left[0] + sign * right[0], name, left[2] + sign * right[2])
-    if operation is operator.mul and (left[1] is None or right[1] is None):
-        factor, (coefficient, _, constant) = (left[2], right) if left[1] is None else (right[2], left)
-        return _affine_text(coefficient * factor, name, constant * factor)
-    return None
-
-
-@cache
-def canonical_expression(text: str) -> Dim:
-    """Canonical text of a compound expression (through sympy, see Note [lazy sympy])."""
-    from hopc.ir import symbolic
-
-    try:
-        expression = symbolic.parse_expr(text)
-    except symbolic.ExprSyntaxError as error:
-        raise ExpressionError(str(error), error.column) from None
-    if expression.is_Integer:
-        return int(expression)
-    return symbolic.print_expr(expression)
-
-
-FLOAT_SYMBOL_PREFIXES = ("zuf", "zf")
-"""Names of float symbols start with one of these (Note [float symbols] in ``symbolic_float.py``)."""
-
-
-def is_float_symbol_name(name: str) -> bool:
-    """Whether the symbol called ``name`` stands for a float (Note [float symbols])."""
-    return name.startswith(FLOAT_SYMBOL_PREFIXES)
-
-
-def mentions_float(dim: Dim) -> bool:
-    """Whether an expression text has a float in it: a float literal, symbol or function, ``/``."""
-    return isinstance(dim, str) and _FLOAT_MARKERS.search(dim) is not None
-
-
-@cache
-def dim_symbols(dim: Dim) -> frozenset[str]:
-    """Names of the shape symbols that a dimension mentions."""
-    if isinstance(dim, int):
-        return frozenset()
-    return frozenset(name for name in _IDENTIFIERS.findall(dim) if name not in _FUNCTION_NAMES)
-
-
-@cache
-def shape_symbols(shape: tuple[Dim, ...]) -> frozenset[str]:
-    """Names of the shape symbols that any dimension of a shape mentions."""
-    return frozenset().union(*(dim_symbols(d) for d in shape))
 
 
 def _split_top_level(text: str) -> list[tuple[str, int]]:
@@ -307,10 +160,6 @@ def _parse_expression_body(parser: AttrParser) -> Dim:
     except ExpressionError as error:
         parser.raise_error(f"malformed expression '{body.strip()}': {error}",
                            start + len(body) - len(body.lstrip()) + error.column)
-
-
-def format_dim(dim: Dim) -> str:
-    return str(dim)
 
 
 def shape_text(shape: Sequence[Dim], element_type: Attribute) -> str:

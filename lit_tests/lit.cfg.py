@@ -23,6 +23,8 @@ python = sys.executable
 config.substitutions.append(("%python", python))
 config.environment["PYTHONUNBUFFERED"] = "1"
 config.environment["TRITON_INTERPRET"] = "1"
+# Each test compiles afresh: no entry of the user's compile cache serves it, none is written.
+config.environment["HOPC_CACHE"] = "0"
 for name in ("HOME", "PATH", "TMPDIR"):
     if name in os.environ:
         config.environment[name] = os.environ[name]

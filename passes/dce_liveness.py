@@ -15,7 +15,7 @@ always stays: after ``lift-symbols`` it is what binds the symbol there.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.ir import Attribute, BlockArgument, Operation, Region
 from xdsl.pattern_rewriter import PatternRewriterListener
@@ -49,14 +49,36 @@ def introduced_symbols(op: Operation, types: Iterable[Attribute],
     return introduced & frozenset(unbacked)
 
 
+class SymbolReaders:
+    """The ops among those given that mention each of ``symbols`` by name, found in one walk.
+
+    Invariant: true while no op of the walk is added, erased or changed, as
+    throughout one liveness analysis (``hop_region_dce`` erases only after it).
+    """
+
+    def __init__(self, ops: Iterable[Operation], symbols: Collection[str]):
+        self._readers: dict[str, list[Operation]] = {name: [] for name in symbols}
+        if not symbols:
+            return
+        for op in ops:
+            for name in symbols_mentioned_by(op):
+                if (readers := self._readers.get(name)) is not None:
+                    readers.append(op)
+
+    def read_elsewhere(self, op: Operation, symbols: Collection[str],
+                       is_live: Callable[[Operation], bool] = lambda _: True) -> bool:
+        """Whether a live op neither ``op`` nor inside it mentions one of ``symbols`` (all indexed)."""
+        return any(other is not op and not op.is_ancestor(other) and is_live(other)
+                   for name in symbols for other in self._readers[name])
+
+
 def read_elsewhere(op: Operation, symbols: Collection[str],
                    is_live: Callable[[Operation], bool] = lambda _: True) -> bool:
-    """Whether a live op neither ``op`` nor inside it mentions one of ``symbols``."""
+    """Whether a live op neither ``op`` nor inside it mentions one of ``symbols``: one walk of
+    the module; ``SymbolReaders`` answers many such questions with one walk in all."""
     if not symbols:
         return False
-    return any(other is not op and not op.is_ancestor(other) and is_live(other)
-               and any(name in symbols for name in symbols_mentioned_by(other))
-               for other in _root(op).walk())
+    return SymbolReaders(_root(op).walk(), symbols).read_elsewhere(op, symbols, is_live)
 
 
 # --------------------------------------------------------------------------- whole ops
@@ -67,9 +89,11 @@ class _SymbolAwareLiveSet(LiveSet):
     """xDSL's liveness; also live: an op binding a symbol that a live op reads by name."""
 
     unbacked: frozenset[str] = frozenset()
+    readers: SymbolReaders = field(default_factory=lambda: SymbolReaders((), ()))
+    """The readers of each of ``unbacked``."""
 
     def propagate_op_liveness(self, op: Operation) -> None:
-        if not self.is_live(op) and read_elsewhere(
+        if not self.is_live(op) and self.readers.read_elsewhere(
                 op, introduced_symbols(op, op.result_types, self.unbacked), self.is_live):
             self.set_live(op)
         super().propagate_op_liveness(op)
@@ -79,7 +103,8 @@ def hop_region_dce(region: Region, listener: PatternRewriterListener | None = No
     """xDSL's ``region_dce`` with Note [unbacked symbols are read by name]; True if it erased."""
     parent = region.parent_op()
     unbacked = unbacked_symbols(parent) if parent is not None else frozenset()
-    live_set = _SymbolAwareLiveSet(unbacked=unbacked)
+    readers = SymbolReaders(_root(parent).walk() if parent is not None else (), unbacked)
+    live_set = _SymbolAwareLiveSet(unbacked=unbacked, readers=readers)
     while live_set.changed:
         live_set.changed = False
         live_set.propagate_region_liveness(region)

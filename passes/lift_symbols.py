@@ -12,7 +12,7 @@ the function. The lifted symbols are new operands of each HOP, so its regions
 stay isolated (Note [isolated regions] in ``hopc.dialects.hop_interface``), as
 every region already is. This is PyTorch's lifting of free symbols of HOP
 subgraphs (PR 138363) as an IR pass. A subgraph, parametric in the symbols its
-arguments bind (Note [subgraph symbols] in ``hopc.dialects.hop``), gets
+arguments bind (Note [subgraph symbols] in ``hopc.dialects.hop_subgraph``), gets
 arguments only for the other symbols it uses, which mean the same at every
 call; each call passes its own binding of them.
 
@@ -51,7 +51,8 @@ from hopc.dialects.hop import SubgraphOp, SymSizeOp
 from hopc.dialects.hop_interface import append_invariant_operands, hop_interface
 from hopc.dialects.hop_module_structure import declared_symbols
 from hopc.ir.diagnostics import op_error
-from hopc.ir.types import SymFloatType, SymIntType, is_float_symbol_name
+from hopc.ir.dims import is_float_symbol_name
+from hopc.ir.types import SymFloatType, SymIntType
 from hopc.passes.lift_symbols_analysis import (
     binds_by_shape,
     free_symbols,

@@ -21,7 +21,8 @@ ATen size list, at any depth of nesting in arrays and dictionaries). A region *b
   is a result of an op directly in the block, whose type is
   ``!hop.symint<s>`` or ``!hop.symfloat<s>`` (``hop.item``) or a tensor with ``s`` as a whole
   dimension (an unbacked size, such as ``nonzero``'s, or a HOP result
-  carrying one out of its body).
+  carrying one out of its body, under a name of its own at each call: Note
+  [call result symbols] in ``hopc.dialects.hop_call_results``).
 
 A symbol that a region uses and does not bind is *free* there. A region is
 symbol-closed when nothing is free in it; each region is judged on its own,

@@ -5,12 +5,25 @@ suite is a deterministic gate and CI never fails on an example that no
 earlier run drew (a random search found a generator case in CI's place
 once). ``HOPC_HYPOTHESIS=explore bash scripts/test.sh`` draws fresh examples,
 a search for bugs; a failure it finds prints the draws that reproduce it.
+
+The persistent compile cache (``hopc.compile_cache``) is off for the suite, so
+that each test compiles what it compiles and sees every stage run, whatever
+ran before it (and whatever the shell sets); the cache's own tests turn it on
+in a directory of their own. Nothing the suite runs writes to the user's
+cache: ``HOPC_CACHE_DIR`` is a fresh directory, removed at the end.
 """
 
+import atexit
 import os
+import shutil
+import tempfile
 
 from hypothesis import settings
 
 settings.register_profile("deterministic", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile("explore" if os.environ.get("HOPC_HYPOTHESIS") == "explore" else "deterministic")
+
+os.environ["HOPC_CACHE"] = "0"
+os.environ["HOPC_CACHE_DIR"] = tempfile.mkdtemp(prefix="hopc-test-cache-")
+atexit.register(shutil.rmtree, os.environ["HOPC_CACHE_DIR"], ignore_errors=True)

@@ -60,7 +60,7 @@ KERNEL_LEVEL_PASSES = ("convert-hop-to-kernel",)
 """What lowers the pipeline's functional module to the kernel level."""
 
 KERNEL_LEVEL_INPUT = frozenset({"plan-memory"})
-"""The passes that take a kernel-level module (``lit_tests/passes/plan_memory``)."""
+"""The passes that take a kernel-level module (``lit_tests/passes/plan-memory``)."""
 
 
 def input_passes(name: str) -> tuple[str, ...]:

@@ -43,7 +43,7 @@ from program_generator_core import (
     yield_line,
 )
 
-from hopc.ir.types import canonical_dim
+from hopc.ir.dims import canonical_dim
 
 SYMBOLS = ("s0", "s1")
 SYMBOL_RANGE = (2, 6)

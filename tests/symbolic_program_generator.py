@@ -39,7 +39,8 @@ from program_generator_core import (
 )
 
 from hopc.dialects.hop import SymAddOp, SymGeOp
-from hopc.ir.types import Dim, SymIntType, canonical_dim
+from hopc.ir.dims import Dim, canonical_dim
+from hopc.ir.types import SymIntType
 
 BACKED = ("s0", "s1", "s2")
 

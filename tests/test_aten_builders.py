@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import hopc
+from hopc.dialects.hop_symbols import SymbolOp
 from hopc.ir.diagnostics import HopcError, Location
 from hopc.ir.types import DTYPES, TensorType
 from hopc.torch_bridge.aten_builders import build_aten, check_result_types, symbol_facts
@@ -38,6 +39,21 @@ def test_symbols_carry_the_module_hints_and_ranges():
     x, = arguments("%x: !hop.tensor<[s0, s1], f32>",
                    "hop.symbol @s0 backed [2, oo] hint 5\nhop.symbol @s1 backed [3, 64]")
     assert symbol_facts([x]) == {"s0": SymbolFacts(5, 2, None), "s1": SymbolFacts(None, 3, 64)}
+
+
+def test_symbol_facts_follow_declarations_added_and_replaced():
+    x, = arguments("%x: !hop.tensor<[s0], f32>")
+    block = x.block.parent_op().parent_op().body.block
+    facts = symbol_facts([x])
+    facts["s0"] = SymbolFacts()  # the caller's own copy
+    assert symbol_facts([x]) == {"s0": SymbolFacts(5, 2, None)}
+    declared = block.first_op
+    block.insert_op_after(SymbolOp("u0", "unbacked", 0, None), declared)
+    assert symbol_facts([x]) == {"s0": SymbolFacts(5, 2, None), "u0": SymbolFacts(None, 0, None)}
+    block.insert_op_before(SymbolOp("s0", "backed", 3, 9, 4), declared)
+    declared.detach()
+    declared.erase()
+    assert symbol_facts([x]) == {"s0": SymbolFacts(4, 3, 9), "u0": SymbolFacts(None, 0, None)}
 
 
 def test_symbolic_attribute_as_an_expression_string():

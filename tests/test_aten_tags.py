@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from hopc.dialects import aten_schema
-from hopc.dialects.aten import AtenOp, op_class
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_op_classes import op_class
 from hopc.dialects.aten_schema import (
     DERIVED_TAGS,
     RECORDED_TAGS,

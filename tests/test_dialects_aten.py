@@ -11,7 +11,8 @@ from xdsl.ir import Operation
 from xdsl.traits import MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
-from hopc.dialects.aten import AtenOp, op_class
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_op_classes import op_class
 from hopc.dialects.parse import parse_module
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.types import DTYPES, NoneAttr

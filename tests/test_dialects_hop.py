@@ -28,17 +28,10 @@ from hopc.dialects.hop import (
 )
 from hopc.dialects.parse import parse_module
 from hopc.dialects.verify import verify_module
-from hopc.ir import symbolic
+from hopc.ir import symbolic, symbolic_print
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.types import (
-    DTYPES,
-    SymBoolType,
-    SymIntType,
-    TensorType,
-    canonical_dim,
-    canonical_expression,
-    simple_arithmetic,
-)
+from hopc.ir.dims import canonical_dim, canonical_expression, simple_arithmetic
+from hopc.ir.types import DTYPES, SymBoolType, SymIntType, TensorType
 
 F32 = DTYPES["float32"]
 
@@ -254,7 +247,7 @@ def test_a_module_without_a_public_function_is_located_at_its_first_op():
 
 
 # --------------------------------------------------------------------------- sympy-free paths
-# Note [lazy sympy] in ir/types.py: common forms are handled without sympy; these
+# Note [lazy sympy] in ir/dims.py: common forms are handled without sympy; these
 # tests hold them to sympy's answers.
 
 _SYMBOLS = st.sampled_from(["s0", "s1", "u0", "batch"])
@@ -297,4 +290,4 @@ def test_simple_arithmetic_agrees_with_sympy(op_class, lhs, rhs):
     if simple is None:
         return
     value = op_class.APPLY(symbolic.parse_expr(str(lhs)), symbolic.parse_expr(str(rhs)))
-    assert simple == canonical_dim(symbolic.print_expr(value))
+    assert simple == canonical_dim(symbolic_print.print_expr(value))

@@ -110,7 +110,8 @@ def wrapped(example: str) -> ModuleOp:
 def test_examples_are_collected():
     """Collection finds the examples of op classes and of the dialect modules."""
     names = {name.rsplit("[", 1)[0] for name, _ in EXAMPLES}
-    assert {"hopc.dialects.hop.CondOp", "hopc.dialects.hop.WhileOp", "hopc.dialects.aten"} <= names
+    assert {"hopc.dialects.hop_control_flow.CondOp", "hopc.dialects.hop_control_flow.WhileOp",
+            "hopc.dialects.aten"} <= names
 
 
 def test_wrapping_makes_free_values_arguments():

@@ -25,7 +25,8 @@ from hopc.dialects.hop_module_structure import declared_symbols, entry_function,
 from hopc.dialects.parse import parse_module
 from hopc.dialects.verify import verify_module
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.types import DTYPES, TensorType, dim_symbols
+from hopc.ir.dims import dim_symbols
+from hopc.ir.types import DTYPES, TensorType
 from hopc.passes.functionalize import FunctionalizePass
 from hopc.passes.verify_functional import verify_functional
 from hopc.torch_bridge.torch_values import dtype_of, evaluate_dim

@@ -7,7 +7,7 @@ rule of ``KEEPS_SELF_TYPE`` is compared with the tracer over dtypes of
 the untraced type is given, the trace succeeds and gives the same type.
 Promotions (a wider operand, a float scalar on integers, a comparison) are
 left to the tracer, and functionalize casts its result back to ``self``'s
-dtype. The chunks of ``lit_tests/passes/functionalize_inplace_types.mlir``
+dtype. The chunks of ``lit_tests/passes/functionalize-inplace-types.mlir``
 run in the interpreter before and after the pass.
 """
 
@@ -30,7 +30,8 @@ from hopc.dialects.context import make_context
 from hopc.dialects.hop_module_structure import entry_function
 from hopc.dialects.parse import parse_module
 from hopc.dialects.verify import verify_module
-from hopc.ir.types import DTYPES, Dim, NoneAttr, TensorType
+from hopc.ir.dims import Dim
+from hopc.ir.types import DTYPES, NoneAttr, TensorType
 from hopc.passes.functionalize import FunctionalizePass
 from hopc.passes.functionalize.mutation import KEEPS_SELF_TYPE, in_place_result_type
 from hopc.passes.verify_functional import verify_functional
@@ -185,7 +186,7 @@ def _inputs(module, seed: int) -> list[torch.Tensor]:
     return inputs
 
 
-@pytest.mark.parametrize(("name", "chunk"), pass_chunks(["functionalize_inplace_types"]))
+@pytest.mark.parametrize(("name", "chunk"), pass_chunks(["functionalize-inplace-types"]))
 @pytest.mark.parametrize("seed", [0, 1])
 def test_lit_chunk_keeps_semantics(name: str, chunk: str, seed: int):
     before, after = parse_module(chunk), _functionalized(chunk)

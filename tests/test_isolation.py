@@ -27,7 +27,7 @@ from hopc.passes.pipeline import STAGES
 from hopc.passes.verify_isolated import verify_isolated
 
 PASSES = ("functionalize", "lift-symbols", "canonicalize", "cse", "dce")
-CHUNK_FILES = ("canonicalize", "cse", "dce", "lift_symbols", "functionalize", "pipeline")
+CHUNK_FILES = ("canonicalize", "cse", "dce", "lift-symbols", "functionalize", "pipeline")
 T = "!hop.tensor<[4], f32>"
 
 CAPTURING = f"""

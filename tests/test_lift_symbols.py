@@ -1,6 +1,6 @@
 """``lift-symbols`` and ``verify-symbol-closed``: differential tests on the lit cases, and errors.
 
-Each chunk of ``lit_tests/passes/lift_symbols.mlir`` runs on the reference
+Each chunk of ``lit_tests/passes/lift-symbols.mlir`` runs on the reference
 interpreter before and after the pass, on the same inputs, with several sizes
 per symbol; the outputs must be identical. The checker must fail before the
 pass exactly where the pass has something to lift, and pass after it.
@@ -26,7 +26,7 @@ from hopc.passes.lift_symbols import LiftSymbolsPass
 from hopc.passes.verify_isolated import VerifyIsolatedPass
 from hopc.passes.verify_symbol_closed import VerifySymbolClosedPass
 
-LIT_CASES = Path(__file__).parent.parent / "lit_tests" / "passes" / "lift_symbols.mlir"
+LIT_CASES = Path(__file__).parent.parent / "lit_tests" / "passes" / "lift-symbols.mlir"
 CHUNKS = LIT_CASES.read_text().split("// -----")
 CONTEXT = make_context()
 INPUT_SETS = 4

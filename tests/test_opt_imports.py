@@ -1,6 +1,6 @@
 """``hopc-opt --functionalize --lift-symbols`` loads sympy only for a module that needs it.
 
-Note [lazy sympy] in ``hopc.ir.types``: importing sympy costs more than the two
+Note [lazy sympy] in ``hopc.ir.dims``: importing sympy costs more than the two
 passes on a module of hundreds of ops. A module whose dims are integers and
 plain symbols, with views and a ``hop.cond`` whose branch reshapes, needs
 neither sympy (``AliasLayouts`` in ``passes/functionalize/layout.py`` decides

@@ -20,6 +20,7 @@ from hopc.passes import PASS_CLASSES, pass_class, summary
 from hopc.passes.canonicalization.hop import constant_value
 from hopc.passes.cse import writes_tensors
 from hopc.passes.dce_liveness import (
+    SymbolReaders,
     hop_region_dce,
     introduced_symbols,
     read_elsewhere,
@@ -102,6 +103,15 @@ def test_an_op_passing_a_symbol_on_introduces_nothing():
 def test_a_symbol_named_only_in_an_attribute_is_read_elsewhere():
     module = parse_module(ITEMS)
     assert read_elsewhere(_op(module, "hop.item"), {"u0"})
+
+
+def test_symbol_readers_count_live_ops_outside_the_op_only():
+    module = parse_module(ITEMS)
+    item, function = _op(module, "hop.item"), _op(module, "func.func")
+    readers = SymbolReaders(module.walk(), {"u0"})
+    assert readers.read_elsewhere(item, {"u0"}, lambda op: op.name == "aten.zeros")
+    assert not readers.read_elsewhere(item, {"u0"}, lambda op: op.name == "hop.item")  # itself
+    assert not readers.read_elsewhere(function, {"u0"}, lambda op: op.name == "aten.zeros")  # inside it
 
 
 def test_region_dce_keeps_an_item_whose_symbol_is_read_by_name():

@@ -5,6 +5,8 @@ import sympy
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from hopc.ir import symbolic
+from hopc.ir.dims import RESERVED_NAMES
 from hopc.ir.symbolic import (
     ExprSyntaxError,
     FloorDiv,
@@ -12,9 +14,9 @@ from hopc.ir.symbolic import (
     evaluate,
     free_symbol_names,
     parse_expr,
-    print_expr,
     symbol,
 )
+from hopc.ir.symbolic_print import print_expr
 
 s0, s1, u0 = symbol("s0"), symbol("s1"), symbol("u0")
 
@@ -131,6 +133,18 @@ def test_syntax_error_message():
 def test_print_rejects_non_integer_numbers():
     with pytest.raises(ValueError, match="non-integer"):
         print_expr(s0 / 2)
+
+
+def test_reserved_names_are_the_calls_and_literals_the_parser_reads():
+    """``hopc.ir.dims`` writes the names out to read text without sympy (Note [lazy sympy]);
+    a call the parser knows but ``RESERVED_NAMES`` lacks would print as a symbol's name."""
+    assert set(symbolic._CALLS) | set(symbolic._LITERALS) == RESERVED_NAMES
+
+
+@pytest.mark.parametrize("name", sorted(RESERVED_NAMES))
+def test_print_rejects_a_symbol_named_as_a_call_or_literal(name):
+    with pytest.raises(ValueError, match="cannot be written as a shape symbol"):
+        print_expr(sympy.Symbol(name, integer=True))
 
 
 def test_floordiv_folds():

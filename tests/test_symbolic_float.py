@@ -5,8 +5,10 @@ import math
 import pytest
 from xdsl.utils.exceptions import VerifyException
 
-from hopc.ir.symbolic import evaluate, parse_expr, print_expr
-from hopc.ir.types import SymFloatType, SymIntType, canonical_dim, dim_symbols, mentions_float
+from hopc.ir.dims import canonical_dim, dim_symbols, mentions_float
+from hopc.ir.symbolic import evaluate, parse_expr
+from hopc.ir.symbolic_print import print_expr
+from hopc.ir.types import SymFloatType, SymIntType
 
 
 @pytest.mark.parametrize(("text", "canonical"), [

@@ -42,7 +42,7 @@ the ``aten`` executor generates (names are counters, never IR text:
 
 where ``c_7`` is ``torch.empty_strided``, ``c_10`` the C++ callable of
 ``aten.mul.out`` and ``c_8``/``c_9`` the dtype and device, all values of
-the namespace, which ``GeneratedFunction.compile`` passes to the outer
+the namespace, which ``GeneratedFunction.compile`` (``generated_function``) passes to the outer
 function once, and the code reads as closure variables. The outer function
 is no global of the code either, so the entry function and what it reads
 form no reference cycle: dropping it frees its constants at once (Note
@@ -76,28 +76,22 @@ executor does (Note [planned execution]).
 from __future__ import annotations
 
 import contextlib
-import functools
-import itertools
-import sys
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import torch
-from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
 from hopc.backend.host.expressions import dim_source
 from hopc.backend.host.names import CONSTANT, FUNCTION, SYMBOL, VALUE, Names
-from hopc.backend.host.scalars import HostScalars, host_scalars
-from hopc.backend.interpreter import interpreter_error
-from hopc.backend.runtime.plan import symbol_binders, unshared_results
+from hopc.backend.host.scalars import HostScalars
+from hopc.backend.runtime.plan import symbol_binders
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.hop_common import describe
 from hopc.dialects.kernel import LaunchOp
 from hopc.ir.diagnostics import HopcError, op_error
-from hopc.ir.types import Dim
+from hopc.ir.dims import Dim
 
 Lowering = Callable[["HostBuilder", Operation], None]
 """Emits the code of one op: defines a local (or an alias) for each of its results."""
@@ -105,9 +99,6 @@ Lowering = Callable[["HostBuilder", Operation], None]
 LOWERINGS: dict[type[Operation], Lowering] = {}
 """Op class -> lowering; filled by ``ops_hop``, ``ops_regions`` and ``ops_kernel``
 (``AtenOp`` for every ATen op). ``kernel.launch`` is the executor's own."""
-
-FAILURES = (RuntimeError, ValueError, TypeError, IndexError, KeyError, ZeroDivisionError)
-"""What a failing ATen call or symbol expression raises; re-raised located (Note [generated host code])."""
 
 Line = tuple[str, Operation | None]
 
@@ -340,77 +331,3 @@ class HostBuilder:
             if not nested:
                 self.functions.append(self._lines)
                 self._lines, self._depth = outer
-
-
-@dataclass(frozen=True)
-class GeneratedFunction:
-    """A function's generated source, its namespace, and the op each source line came from."""
-
-    source: str
-    """One outer function, taking the namespace's names and returning the entry function
-    (Note [generated host code])."""
-    namespace: dict[str, object]
-    outer: str
-    """The name of the outer function."""
-    filename: str
-    line_ops: dict[int, Operation]
-
-    def compile(self) -> Callable[..., list[object]]:
-        """Compiles and runs the source once; the entry function, ``*args -> results``
-        (its ``source`` attached), closed over the namespace's values."""
-        code_globals: dict[str, object] = {}
-        exec(compile(self.source, self.filename, "exec"), code_globals)
-        entry = code_globals.pop(self.outer)(**self.namespace)
-        entry.source = self.source
-        return entry
-
-
-_generated_count = itertools.count()
-
-
-def generate_function(function: FuncOp, lower_launch: Lowering, device: str,
-                      first_write_allocates: bool = False) -> GeneratedFunction:
-    """The source of ``function`` (Note [generated host code]); HopcError for an op without a
-    lowering. ``first_write_allocates``: Note [first write allocates]."""
-    from hopc.backend.host import ops_hop, ops_kernel, ops_regions  # noqa: F401  (fill LOWERINGS)
-
-    builder = HostBuilder(lower_launch, device, host_scalars(function), first_write_allocates=first_write_allocates)
-    filename = f"<hopc generated {next(_generated_count)}>"
-    line_ops: dict[int, Operation] = {}
-    block = function.body.block
-    parameters = [builder.names.fresh(VALUE) for _ in block.args]
-    with builder.function(["*args"]) as entry:
-        if parameters:
-            builder.unpack(parameters, "args")
-        builder.emit("try:")
-        with builder.indented():
-            results = builder.lower_block(block, parameters, isolated=True)
-            returned = f"[{', '.join(results)}]"
-            if builder.constants:
-                storages = frozenset(t.untyped_storage().data_ptr() for t in builder.constants)
-                returned = f"{builder.bind(unshared_results, FUNCTION)}({returned}, {builder.bind(storages)})"
-            builder.emit(f"return {returned}")
-        builder.emit(f"except {builder.bind(FAILURES)}:")
-        with builder.indented():
-            relocate = functools.partial(_relocate, filename, line_ops)
-            builder.emit(f"{builder.bind(relocate, FUNCTION)}()")
-            builder.emit("raise")
-    outer = builder.names.fresh(FUNCTION)
-    lines: list[Line] = [(f"def {outer}({', '.join(builder.names.namespace)}):", None)]
-    lines += [("    " + text, op) for function_lines in builder.functions for text, op in function_lines]
-    lines.append((f"    return {entry}", None))
-    line_ops.update((number, op) for number, (_, op) in enumerate(lines, start=1) if op is not None)
-    source = "\n".join(text for text, _ in lines) + "\n"
-    return GeneratedFunction(source, builder.names.namespace, outer, filename, line_ops)
-
-
-def _relocate(filename: str, line_ops: dict[int, Operation]) -> None:
-    """Raises the failure being handled again, located at the op whose generated line raised it
-    (the innermost such line); returns where no generated line did."""
-    error = sys.exc_info()[1]
-    found = None
-    for frame, line in traceback.walk_tb(error.__traceback__):
-        if frame.f_code.co_filename == filename and line in line_ops:
-            found = line_ops[line]
-    if found is not None:
-        raise interpreter_error(found, f"failed: {error}") from error

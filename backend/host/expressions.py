@@ -20,9 +20,9 @@ import sympy
 from sympy.logic.boolalg import And, BooleanFalse, BooleanTrue, Not, Or
 
 from hopc.backend.host.names import FUNCTION, Names, literal
+from hopc.ir.dims import Dim
 from hopc.ir.symbolic import FloorDiv, evaluate, parse_expr
 from hopc.ir.symbolic_float import FloatPow, Sqrt, ToFloat, TrueDiv
-from hopc.ir.types import Dim
 
 SymbolLocal = Callable[[str], str]
 """A symbol's name -> the local holding its value (materialized where it is asked for)."""

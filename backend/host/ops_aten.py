@@ -1,8 +1,7 @@
 """ATen ops in host code: one direct call of the overload's C++ callable, laid out once.
 
-The layout is ``hopc.torch_bridge.aten_call.call_aten``'s (positional up to
-the first argument left at its default, by keyword after it) and
-``hopc.backend.runtime.plan_aten``'s: the callable is the public function
+The layout is Note [ATen calling convention] (``hopc.torch_bridge.aten_call``),
+as in ``hopc.backend.runtime.plan_aten``: the callable is the public function
 (``hopc.backend.host.public_functions``) or else ``overload._op``, an
 attribute is converted once and read from the namespace, and one that
 mentions shape symbols (``#hop.expr``) is a Python expression over the
@@ -24,30 +23,17 @@ from hopc.backend.runtime.plan_aten import mentions_symbols
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument
 from hopc.ir.types import ExprAttr
-from hopc.torch_bridge.aten_call import flatten_returns, torch_overload
+from hopc.torch_bridge.aten_call import flatten_returns, op_call_arguments, overload_of
 from hopc.torch_bridge.torch_values import value_of_attribute
 
 
 def call_source(builder: HostBuilder, op: AtenOp, overload: torch._ops.OpOverload | None = None,
                 out: str | None = None) -> str:
     """The call of ``op`` (of ``overload`` where given, with ``out=`` the local ``out``)."""
-    schema = op.SCHEMA
-    overload = overload if overload is not None else \
-        torch_overload(schema.base_name, schema.overload, schema.namespace)
-    positional: list[str] = []
-    keywords: list[str] = []
-    operands = {argument.name: values for argument, values in op.operand_groups()}
-    for index, argument in enumerate(schema.arguments):
-        if argument.takes_operands:
-            text = _operand_source(builder, op, argument, builder.locals(operands[argument.name]))
-        elif (attribute := op.argument_attribute(argument.name)) is not None:
-            text = _attribute_source(builder, argument, attribute)
-        else:
-            continue
-        if argument.kwarg_only or len(positional) < index:
-            keywords.append(f"{keyword_name(argument.name)}={text}")
-        else:
-            positional.append(text)
+    overload = overload if overload is not None else overload_of(op.SCHEMA)
+    args, kwargs = op_call_arguments(op, builder.local, functools.partial(_attribute_source, builder))
+    positional = [_source(a) for a in args]
+    keywords = [f"{keyword_name(name)}={_source(a)}" for name, a in kwargs.items()]
     in_place = IN_PLACE_FUNCTIONS.get(op.name)
     if in_place is not None and out is not None and positional and positional[0] == out:
         return f"{builder.bind(in_place, FUNCTION)}({', '.join(positional + keywords)})"
@@ -76,11 +62,11 @@ def lower_aten(builder: HostBuilder, op: AtenOp) -> None:
 def out_variant(base_name: str, overload: str) -> torch._ops.OpOverload | None:
     """The overload of ``aten.<base_name>`` that is ``overload`` with one ``out`` tensor more,
     returning it; None where there is none (or the op returns several values)."""
-    functional = torch_overload(base_name, overload)._schema
+    packet = getattr(torch.ops.aten, base_name)
+    functional = getattr(packet, overload or "default")._schema
     if len(functional.returns) != 1 or str(functional.returns[0].type) != "Tensor":
         return None
     expected = [(a.name, str(a.type)) for a in functional.arguments]
-    packet = getattr(torch.ops.aten, base_name)
     for name in packet.overloads():
         schema = getattr(packet, name)._schema
         arguments = [(a.name, str(a.type)) for a in schema.arguments]
@@ -90,12 +76,12 @@ def out_variant(base_name: str, overload: str) -> torch._ops.OpOverload | None:
     return None
 
 
-def _operand_source(builder: HostBuilder, op: AtenOp, argument: Argument, locals_: list[str]) -> str:
-    if not argument.is_tensor_list:
-        return locals_[0] if locals_ else "None"
-    nones = set(op.tensor_list_nones(argument))
-    remaining = iter(locals_)
-    return f"[{', '.join('None' if p in nones else next(remaining) for p in range(len(locals_) + len(nones)))}]"
+def _source(argument: object) -> str:
+    """The source of one laid-out argument: a local or an attribute's source, None (an absent
+    ``Tensor?``), or a list of locals and ``None``s (a tensor list)."""
+    if isinstance(argument, list):
+        return f"[{', '.join(_source(a) for a in argument)}]"
+    return "None" if argument is None else str(argument)
 
 
 def _attribute_source(builder: HostBuilder, argument: Argument, attribute: object) -> str:

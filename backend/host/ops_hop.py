@@ -48,7 +48,7 @@ _INFIX: dict[Callable[[Any, Any], Any], str] = {
     operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
 }
 """Python's infix spelling of its operators: how host code writes a sym op's ``OPERATOR``
-that has one (Note [one operator per sym op] in ``hopc.dialects.hop_symbols``)."""
+that has one (Note [one operator per sym op] in ``hopc.dialects.hop_sym_binary``)."""
 
 
 def lower_cond(builder: HostBuilder, op: hop.CondOp) -> None:

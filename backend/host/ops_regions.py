@@ -1,12 +1,14 @@
-"""The HOPs whose bodies run as functions: ``hop.scan``/``hop.map`` bodies as nested ``def``s,
-each ``hop.subgraph`` as one function of the source that every ``hop.invoke_subgraph`` calls.
+"""The HOPs whose bodies run as functions: ``hop.scan``/``hop.map``/``hop.associative_scan``
+bodies as nested ``def``s, each ``hop.subgraph`` as one function of the source that every
+``hop.invoke_subgraph`` calls.
 
 A scan or map body is a closure over the enclosing function's locals, run
 once per slice by ``run_sliced``, the helper that the reference
 implementations run too (``hopc.backend.interpreter_hop``): with no slices,
 an output is an empty tensor of its type's shape, evaluated where the op runs
-(the thunk the code passes). A subgraph binds its own symbols from its
-parameters (Note [subgraph symbols] in ``hopc.dialects.hop``), so its
+(the thunk the code passes). An associative scan's combine body runs the same
+way, by ``run_associative_scan``. A subgraph binds its own symbols from its
+parameters (Note [subgraph symbols] in ``hopc.dialects.hop_subgraph``), so its
 function is generated once, isolated, and called by every invoke.
 """
 
@@ -21,7 +23,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from hopc.backend.host.codegen import LOWERINGS, HostBuilder
 from hopc.backend.host.names import FUNCTION, VALUE
 from hopc.backend.interpreter import interpreter_error
-from hopc.backend.interpreter_hop import run_sliced
+from hopc.backend.interpreter_hop import run_associative_scan, run_sliced
 from hopc.dialects import hop
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.types import TensorType
@@ -48,6 +50,14 @@ def _lower_sliced(builder: HostBuilder, op: hop.ScanOp | hop.MapOp, groups: list
     run = builder.bind(functools.partial(_run_sliced, op, reverse, _dtypes(stacked), builder.device), FUNCTION)
     arguments = [f"[{', '.join(builder.locals(values))}]" for values in groups]
     _emit_call(builder, op, f"{run}({body}, {', '.join(arguments)}, {_empty_shapes(builder, stacked)})")
+
+
+def lower_associative_scan(builder: HostBuilder, op: hop.AssociativeScanOp) -> None:
+    """``results = run(body, [xs], [additional])``: ``run_associative_scan`` on the body's function."""
+    body = _body_function(builder, op.body.block)
+    run = builder.bind(functools.partial(run_associative_scan, op), FUNCTION)
+    arguments = [f"[{', '.join(builder.locals(values))}]" for values in (op.xs, op.additional)]
+    _emit_call(builder, op, f"{run}({body}, {', '.join(arguments)})")
 
 
 def lower_invoke_subgraph(builder: HostBuilder, op: hop.InvokeSubgraphOp | hop.AutogradFunctionOp) -> None:
@@ -108,6 +118,7 @@ def _empty_results(op: Operation, dtypes: list[torch.dtype], device: str, shapes
 LOWERINGS.update({
     hop.ScanOp: lower_scan,
     hop.MapOp: lower_map,
+    hop.AssociativeScanOp: lower_associative_scan,
     hop.InvokeSubgraphOp: lower_invoke_subgraph,
     hop.AutogradFunctionOp: lower_invoke_subgraph,
 })

@@ -55,12 +55,9 @@ from xdsl.dialects.func import FuncOp
 from xdsl.traits import SymbolTable
 
 from hopc.ir.diagnostics import HopcError
+from hopc.passes.convert_hop_to_kernel import check_conds_as_selects
 
 Prepared = Callable[[Sequence[object]], list[object]]
-
-CONDS_AS_SELECTS = ("auto", "always", "never")
-"""The values of ``LoweringOptions.conds_as_selects`` (Note [conds as selects] in
-``hopc.passes.convert_hop_to_kernel``)."""
 
 
 @dataclass(frozen=True)
@@ -71,12 +68,11 @@ class LoweringOptions:
 
     conds_as_selects: str = "auto"
     """Small pointwise conds as selects: ``auto`` (by device), ``always`` (a CUDA graph cannot
-    read a predicate on the host), ``never``."""
+    read a predicate on the host), ``never`` (``CONDS_AS_SELECTS``, Note [conds as selects] in
+    ``hopc.passes.convert_hop_to_kernel``)."""
 
     def __post_init__(self) -> None:
-        if self.conds_as_selects not in CONDS_AS_SELECTS:
-            raise HopcError(f"conds_as_selects is one of {', '.join(CONDS_AS_SELECTS)}, "
-                            f"not '{self.conds_as_selects}'")
+        check_conds_as_selects(self.conds_as_selects, "conds_as_selects")
 
 
 DEFAULT_LOWERING = LoweringOptions()
@@ -152,7 +148,7 @@ class CompiledExecutor:
         return GeneratedCall(for_device)
 
     def _generate(self, module: ModuleOp, name: str, device: str) -> Generated:
-        from hopc.backend.host.codegen import generate_function
+        from hopc.backend.host.generated_function import generate_function
         from hopc.backend.host.ops_kernel import lower_launch_inline
 
         function = _function_named(module, name)

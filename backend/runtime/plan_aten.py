@@ -1,7 +1,6 @@
 """An ATen op planned once: its overload and its arguments laid out, read at each run from slots.
 
-The layout is ``hopc.torch_bridge.aten_call.call_aten``'s (positional up to
-the first argument left at its default, by keyword after it), decided once
+The layout is Note [ATen calling convention] (``hopc.torch_bridge.aten_call``), decided once
 (Note [planned execution] in ``hopc.backend.runtime.plan``). An attribute that
 mentions no shape symbol is read once; one that does is evaluated at each run.
 """
@@ -17,7 +16,7 @@ from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument
 from hopc.ir.symbolic import UnboundSymbolError
 from hopc.ir.types import ExprAttr
-from hopc.torch_bridge.aten_call import flatten_returns, torch_overload
+from hopc.torch_bridge.aten_call import flatten_returns, op_call_arguments, overload_of
 from hopc.torch_bridge.torch_values import value_of_attribute
 
 Values = list[object]
@@ -27,22 +26,10 @@ Reader = Callable[[Values, Symbols], object]
 
 def plan_aten(op: AtenOp, slot: Callable[[SSAValue], int]) -> Callable[[Values, Symbols], None]:
     """The step that runs ``op``: reads its arguments, calls its overload, stores its results."""
-    schema = op.SCHEMA
-    overload = torch_overload(schema.base_name, schema.overload, schema.namespace)
-    positional: list[Reader] = []
-    keywords: list[tuple[str, Reader]] = []
-    operands = {argument.name: values for argument, values in op.operand_groups()}
-    for index, argument in enumerate(schema.arguments):
-        if argument.takes_operands:
-            reader = _operand_reader(op, argument, [slot(v) for v in operands[argument.name]])
-        elif (attribute := op.argument_attribute(argument.name)) is not None:
-            reader = _attribute_reader(argument, attribute)
-        else:
-            continue
-        if argument.kwarg_only or len(positional) < index:
-            keywords.append((argument.name, reader))
-        else:
-            positional.append(reader)
+    overload = overload_of(op.SCHEMA)
+    args, kwargs = op_call_arguments(op, slot, _attribute_reader)
+    positional = [_reader(a) for a in args]
+    keywords = [(name, _reader(a)) for name, a in kwargs.items()]
     store = _result_store(op, [slot(r) for r in op.results])
     call = getattr(overload, "_op", overload)  # the C++ callable behind the OpOverload
 
@@ -62,17 +49,18 @@ def plan_aten(op: AtenOp, slot: Callable[[SSAValue], int]) -> Callable[[Values, 
     return step
 
 
-def _operand_reader(op: AtenOp, argument: Argument, slots: list[int]) -> Reader:
-    if not argument.is_tensor_list:
-        if not slots:
-            return lambda values, symbols: None
-        only = slots[0]
-        return lambda values, symbols: values[only]
-    nones = set(op.tensor_list_nones(argument))
-    remaining = iter(slots)
-    layout = [None if position in nones else next(remaining)
-              for position in range(len(slots) + len(nones))]
-    return lambda values, symbols: [None if s is None else values[s] for s in layout]
+def _reader(argument: object) -> Reader:
+    """The reader of one laid-out argument: a slot, None (an absent ``Tensor?``), a list of
+    slots and ``None``s (a tensor list), or an attribute's reader already."""
+    if isinstance(argument, int):
+        return lambda values, symbols: values[argument]
+    if argument is None:
+        return lambda values, symbols: None
+    if isinstance(argument, list):
+        layout: list[int | None] = argument
+        return lambda values, symbols: [None if s is None else values[s] for s in layout]
+    assert callable(argument)
+    return argument
 
 
 def _attribute_reader(argument: Argument, attribute: object) -> Reader:

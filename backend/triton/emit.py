@@ -34,7 +34,8 @@ from hopc.backend.triton.names import TRITON_DTYPES, comment_text, function_name
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.kernel import KernelOp
 from hopc.ir.diagnostics import op_error
-from hopc.ir.types import Dim, TensorType
+from hopc.ir.dims import Dim
+from hopc.ir.types import TensorType
 
 HEADER = "import triton\nimport triton.language as tl\n"
 

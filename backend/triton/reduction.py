@@ -47,7 +47,7 @@ from hopc.backend.triton.emit import (
 from hopc.backend.triton.names import TRITON_DTYPES, function_name, literal
 from hopc.dialects.kernel import KernelOp
 from hopc.ir.diagnostics import op_error
-from hopc.ir.types import Dim
+from hopc.ir.dims import Dim
 
 ROW, LOOP = "    ", "        "
 

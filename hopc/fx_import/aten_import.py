@@ -24,7 +24,8 @@ import torch.fx
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, i64
 from xdsl.ir import Attribute, SSAValue
 
-from hopc.dialects.aten import AtenOp, op_class
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_op_classes import op_class
 from hopc.dialects.aten_schema import Argument
 from hopc.dialects.custom import custom_op_name
 from hopc.fx_import.shape_symbols import ShapeSymbols

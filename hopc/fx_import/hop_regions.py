@@ -7,10 +7,12 @@ op of ``hopc.dialects.hop`` whose docstring states the same semantics:
     while_loop(cond_graph, body_graph, carried, additional)  -> hop.while
     scan(combine_graph, init, xs, additional)                -> hop.scan
     map_impl(body_graph, xs, additional)                     -> hop.map
+    associative_scan(combine_graph, xs, additional)          -> hop.associative_scan
     invoke_subgraph(subgraph, identifier, *operands)         -> hop.invoke_subgraph
     hopc_wrap(body, *operands)                               -> hop.wrap
     hopc_checkpoint(body, *operands)                         -> hop.checkpoint
     hopc_autograd_function(fwd, bwd, gradients, *operands)   -> hop.autograd_function
+    flex_attention(q, k, v, score_graph, block_mask, ...)    -> hop.flex_attention
 
 (``hopc_wrap`` and ``hopc_checkpoint`` stand for ``wrap`` and
 ``checkpoint``, Note [kept regions]; ``hopc_autograd_function`` for
@@ -31,6 +33,7 @@ from xdsl.ir import Attribute, Block, Region
 from hopc.dialects import hop
 from hopc.dialects.hop_interface import sliced_type
 from hopc.fx_import.errors import unsupported
+from hopc.fx_import.flex_attention_import import import_flex_attention
 
 
 class RegionImports:
@@ -41,10 +44,12 @@ class RegionImports:
         "while_loop": "while",
         "scan": "scan",
         "map_impl": "map",
+        "associative_scan": "associative_scan",
         "invoke_subgraph": "invoke_subgraph",
         "hopc_wrap": "wrap",
         "hopc_checkpoint": "checkpoint",
         "hopc_autograd_function": "autograd_function",
+        "flex_attention": "flex_attention",
     }
     """``HigherOrderOperator.name()`` -> the suffix of its import method."""
 
@@ -104,6 +109,15 @@ class RegionImports:
                                      regions=[self._region(body_graph, types, node)]),
                      several=True)
 
+    def _import_associative_scan(self, node: torch.fx.Node) -> None:
+        """The combine body takes two slices of each ``xs`` (Note [associative scan semantics])."""
+        combine_graph, xs_operands, additional_operands = node.args
+        xs = self.values_of(xs_operands, node)
+        additional = self.values_of(additional_operands, node)
+        types = _slices(xs) * 2 + self._types(additional)
+        self._define(node, hop.AssociativeScanOp(xs, additional, self._region(combine_graph, types, node)),
+                     several=True)
+
     def _import_invoke_subgraph(self, node: torch.fx.Node) -> None:
         subgraph, _identifier, *operands = node.args
         inputs = self.values_of(operands, node)
@@ -134,6 +148,9 @@ class RegionImports:
                                                      lambda: self._region(backward, result_types, node))
         self._define(node, hop.AutogradFunctionOp(
             forward_name, backward_name, inputs, result_types, len(outputs), gradients), several=True)
+
+    def _import_flex_attention(self, node: torch.fx.Node) -> None:
+        import_flex_attention(self, node)
 
     def _import_single_body(self, node: torch.fx.Node,
                             op_class: type[hop.WrapOp] | type[hop.CheckpointOp]) -> None:

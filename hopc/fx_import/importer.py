@@ -61,7 +61,7 @@ SYMBOLIC_OPERATIONS: dict[object, type[Operation]] = {
 }
 """Python's operators on ``SymInt``s and ``SymFloat``s, as the trace records them, and their ops:
 each binary op's ``OPERATOR``, then torch's spellings where the trace records another
-(Note [one operator per sym op] in ``hopc.dialects.hop_symbols``)."""
+(Note [one operator per sym op] in ``hopc.dialects.hop_sym_binary``)."""
 
 _RANGE_ONLY = frozenset({_aten.sym_constrain_range.default,
                          _aten.sym_constrain_range_for_size.default})
@@ -95,7 +95,7 @@ class ModuleImports:
         types. Bodies are compared as printed IR with their parameters renamed
         in order (``_canonical_text``), so bodies equal up to a renaming of
         the symbols their arguments bind are one subgraph, which every call
-        binds to its own sizes (Note [subgraph symbols] in ``hopc.dialects.hop``).
+        binds to its own sizes (Note [subgraph symbols] in ``hopc.dialects.hop_subgraph``).
         """
         key = (graph_module, tuple(argument_types))
         name = self._imported_subgraphs.get(key)

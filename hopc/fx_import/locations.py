@@ -2,8 +2,9 @@
 
 Dynamo records on each node the Python stack that produced it
 (``node.meta["stack_trace"]``, in traceback format). The location of the node
-is the innermost frame outside PyTorch's own sources (the user's line that
-called into ``torch.nn`` rather than the line inside ``torch.nn``), or the
+is the innermost frame outside PyTorch's and hopc's own sources (the user's
+line that called into ``torch.nn`` rather than the line inside ``torch.nn``, or
+into a function that hopc has Dynamo trace in PyTorch's stead), or the
 innermost frame when every frame is PyTorch's. The column is where the
 traceback's carets start, else where the statement starts; lines and columns
 are 1-based.
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 import torch.fx
 from xdsl.dialects.builtin import LocationAttr, UnknownLoc
 
-from hopc.ir.diagnostics import Location, is_torch_source
+from hopc.ir.diagnostics import Location, is_hopc_source, is_torch_source
 
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>.*)$')
 
@@ -66,7 +67,7 @@ def node_location(node: torch.fx.Node) -> Location | None:
     frames = _frames(stack_trace)
     if not frames:
         return None
-    user_frames = [f for f in frames if not is_torch_source(f.file)]
+    user_frames = [f for f in frames if not is_torch_source(f.file) and not is_hopc_source(f.file)]
     frame = (user_frames or frames)[-1]
     return Location(frame.file, frame.line, frame.column())
 

@@ -31,17 +31,10 @@ from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity
 
 from hopc.dialects.hop import SymbolOp
-from hopc.ir import symbolic
+from hopc.ir.dims import Dim, canonical_dim, is_float_symbol_name
 from hopc.ir.symbolic_float import ToFloat, print_float
-from hopc.ir.types import (
-    Dim,
-    SymBoolType,
-    SymFloatType,
-    SymIntType,
-    TensorType,
-    canonical_dim,
-    is_float_symbol_name,
-)
+from hopc.ir.symbolic_print import print_expr
+from hopc.ir.types import SymBoolType, SymFloatType, SymIntType, TensorType
 from hopc.torch_bridge.torch_symbolic import from_torch
 from hopc.torch_bridge.torch_values import element_type_of
 
@@ -94,7 +87,7 @@ class ShapeSymbols:
         ours = from_torch(expression, self._names)
         if isinstance(value, torch.SymFloat):
             ours = ToFloat(ours)
-        return canonical_dim(symbolic.print_expr(ours))
+        return canonical_dim(print_expr(ours))
 
     def fresh_symbol(self, value: object) -> str | None:
         """The name of the symbol a data read (``.item()``) defined, or None if it is not one.

@@ -15,6 +15,18 @@ values (an expression string for a symbolic int). The result types come from
 enclosing module's ``hop.symbol`` ops declare (Note [trace hints] in
 ``hopc.torch_bridge.op_tracer``); a failed trace is a HopcError located at ``origin``.
 The new op is not inserted anywhere.
+
+Note [symbol facts cache]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+Every op a pass builds asks for the hints and ranges of its module's
+symbols (``symbol_facts``); reading them off every ``hop.symbol`` op each
+time makes a pass that builds an op per op of the module quadratic in its
+size (autograd declares new symbols as it goes). So the facts are kept per
+module with the ``hop.symbol`` ops they were read from, and read again
+whenever the module's declarations are no longer those very ops, in that
+order: a declaration added, erased or replaced is seen at the next call, by
+a walk of the module's top-level ops, the facts being its ops' properties.
+A ``hop.symbol`` op is never edited in place (every pass builds a new one).
 """
 
 from __future__ import annotations
@@ -23,16 +35,19 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import count
+from weakref import WeakKeyDictionary
 
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import SymbolTable
 
-from hopc.dialects.aten import AtenOp, op_class
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_op_classes import op_class
 from hopc.dialects.aten_schema import Argument
 from hopc.dialects.hop_symbols import SymbolOp
 from hopc.ir.diagnostics import HopcError, location_of
-from hopc.ir.types import TensorType, canonical_dim, dim_attribute
+from hopc.ir.dims import canonical_dim
+from hopc.ir.types import TensorType, dim_attribute
 from hopc.torch_bridge.op_result_types import SHARED_TRACER, OpTracer, compare_result_types
 from hopc.torch_bridge.torch_symbolic import SymbolFacts
 from hopc.torch_bridge.torch_values import attribute_of_value
@@ -62,13 +77,23 @@ def symbol_facts(values: Sequence[SSAValue]) -> dict[str, SymbolFacts]:
     """The hint and range of each symbol the module around ``values`` declares.
 
     Values in a detached block take those of the module of the innermost
-    ``symbols_of`` scope; without one, none (empty).
+    ``symbols_of`` scope; without one, none (empty). Read off the declarations
+    once for as long as they stay the same ops (Note [symbol facts cache]).
     """
     table = next((t for t in map(_symbol_table_of, values) if t is not None), _DETACHED_SCOPE.get())
     if table is None:
         return {}
-    return {op.symbol: SymbolFacts(op.hint_value, *op.value_range)
-            for op in table.regions[0].block.ops if isinstance(op, SymbolOp)}
+    declarations = tuple(op for op in table.regions[0].block.ops if isinstance(op, SymbolOp))
+    cached = _FACTS_CACHE.get(table)
+    if cached is None or cached[0] != declarations:  # ops compare by identity
+        facts = {op.symbol: SymbolFacts(op.hint_value, *op.value_range) for op in declarations}
+        cached = _FACTS_CACHE[table] = (declarations, facts)
+    return dict(cached[1])
+
+
+_FACTS_CACHE: WeakKeyDictionary[Operation, tuple[tuple[SymbolOp, ...], dict[str, SymbolFacts]]] = \
+    WeakKeyDictionary()
+"""Module -> its ``hop.symbol`` ops and their facts when last read (Note [symbol facts cache])."""
 
 
 def _symbol_table_of(value: SSAValue) -> Operation | None:

@@ -24,6 +24,7 @@ compiled where there is one (Note [frame guards] in ``hopc.torch_bridge.op_trace
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from itertools import count
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
@@ -31,9 +32,10 @@ from xdsl.ir import Attribute
 
 from hopc.dialects.aten_schema import Schema
 from hopc.ir.diagnostics import HopcError, Location
+from hopc.ir.dims import dim_symbols
 from hopc.ir.substitution import bind, substitute
-from hopc.ir.types import TensorType, dim_symbols
-from hopc.torch_bridge.aten_call import call_arguments, overload_of
+from hopc.ir.types import TensorType
+from hopc.torch_bridge.aten_call import call_arguments, fake_attribute_value, overload_of
 from hopc.torch_bridge.op_tracer import (
     DEFAULT_LIMITS,
     Frame,
@@ -147,7 +149,11 @@ class OpTracer:
         fresh = count()
         shapes = FakeShapes(facts, lambda: f"{_FRESH_PREFIX}{next(fresh)}", frame=frame)
         with traced_scope(shapes, schema.op_name, location, self.limits):
-            args, kwargs = call_arguments(schema, shapes, operand_types, properties, nones, flags)
+            flag = iter(flags)
+            operands = {argument.name: [shapes.fake_tensor(t, next(flag)) for t in group]
+                        for argument, group in zip(schema.operand_arguments, operand_types, strict=True)}
+            args, kwargs = call_arguments(schema, operands, properties, nones,
+                                          partial(fake_attribute_value, shapes))
             output = overload_of(schema)(*args, **kwargs)
         types = types_of(shapes, output, schema.op_name, location)
         check_result_count(schema.op_name, len(types), self.limits, location)

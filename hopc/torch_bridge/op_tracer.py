@@ -93,7 +93,8 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from xdsl.ir import Attribute
 
 from hopc.ir.diagnostics import HopcError, Location
-from hopc.ir.types import SymIntType, TensorType, is_float_symbol_name
+from hopc.ir.dims import is_float_symbol_name
+from hopc.ir.types import SymIntType, TensorType
 from hopc.torch_bridge.torch_symbolic import FakeShapes, SymbolFacts
 
 

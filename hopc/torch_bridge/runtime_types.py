@@ -16,7 +16,8 @@ from collections.abc import MutableMapping, Sequence
 import torch
 from xdsl.ir import Attribute
 
-from hopc.ir.types import Dim, SymBoolType, SymFloatType, SymIntType, TensorType
+from hopc.ir.dims import Dim
+from hopc.ir.types import SymBoolType, SymFloatType, SymIntType, TensorType
 from hopc.torch_bridge.torch_values import dtype_of, evaluate_dim, is_evaluable
 
 
@@ -48,7 +49,7 @@ def bind_parameters(values: Sequence[object], types: Sequence[Attribute],
     """Binds each symbol that ``types`` bind to the size observed, bound before or not.
 
     The symbols are those a whole dimension (or ``!hop.symint``) names, a
-    subgraph's parameters (Note [subgraph symbols] in ``hopc.dialects.hop``);
+    subgraph's parameters (Note [subgraph symbols] in ``hopc.dialects.hop_subgraph``);
     ``symbols`` is the call's own scope, whose bindings shadow the caller's.
     Two values binding one symbol differently are left to ``match_types``.
     """

@@ -28,8 +28,9 @@ from torch._dynamo.source import ConstantSource
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv
 
-from hopc.ir import symbolic, symbolic_float
-from hopc.ir.types import Dim, TensorType, canonical_dim, is_float_symbol_name
+from hopc.ir import symbolic, symbolic_float, symbolic_print
+from hopc.ir.dims import Dim, canonical_dim, is_float_symbol_name
+from hopc.ir.types import TensorType
 from hopc.torch_bridge.torch_values import dtype_of
 
 DEFAULT_HINT = 8192
@@ -187,7 +188,7 @@ class FakeShapes:
                 if self._fresh_symbol is None:
                     raise ValueError(f"size {expression} has a symbol hopc did not create")
                 self._names[torch_symbol] = self._fresh_symbol()
-        return canonical_dim(symbolic.print_expr(from_torch(expression, self._names)))
+        return canonical_dim(symbolic_print.print_expr(from_torch(expression, self._names)))
 
     def tensor_type(self, tensor: torch.Tensor) -> TensorType:
         from hopc.torch_bridge.torch_values import element_type_of

@@ -36,17 +36,9 @@ from xdsl.ir import Attribute
 
 from hopc.dialects.aten_schema import Argument
 from hopc.ir import symbolic
+from hopc.ir.dims import Dim, canonical_dim, dim_symbols
 from hopc.ir.symbolic import UnboundSymbolError
-from hopc.ir.types import (
-    DTYPE_NAME_BY_ELEMENT_TYPE,
-    DTYPES,
-    Dim,
-    ExprAttr,
-    NoneAttr,
-    canonical_dim,
-    dim_attribute,
-    dim_symbols,
-)
+from hopc.ir.types import DTYPE_NAME_BY_ELEMENT_TYPE, DTYPES, ExprAttr, NoneAttr, dim_attribute
 
 _INT64_RANGE = range(-(2**63), 2**63)
 

@@ -10,9 +10,10 @@ tracer (``hopc.torch_bridge.op_tracer.trace``), the joint of one op::
 over fake tensors sized by the module's symbols, with ``backed_size_oblivious``
 on and no guard allowed (inside a Dynamo frame, where that trace fails, it is
 traced again in the frame's ``ShapeEnv``, installing its guards there: Note
-[derivatives in a frame]), then retraces that graph under functionalization so
-that it holds no view and no in-place op (views become their ``_copy``
-variants, as everywhere at the functional level). The result is PyTorch's own
+[derivatives in a frame]), then makes that graph hold no view, no in-place op
+and no ZeroTensor (views become their ``_copy`` variants, as everywhere at
+the functional level: Note [functional derivatives] in
+``hopc.passes.autograd.derivative_graphs``). The result is PyTorch's own
 derivative formula as ATen ops, never a hand-written table. A
 CompositeImplicitAutograd op (``linear``, ``matmul``) decomposes in the trace,
 and its traced forward replaces it (Note [joint of an op] in
@@ -34,31 +35,6 @@ dimension (``mul.Scalar(x, s1)`` where x is ``[s0]``) must still be an input
 of the trace, or ``make_fx`` cannot record the size. Such symbols enter as
 extra placeholders, ``[p1]`` boolean tensors whose only use is their size;
 the importer binds them to no value, and the sizes become attributes.
-
-Note [functional derivatives]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-PyTorch's derivative formulas use views (``t``, ``expand``, ``unsqueeze``)
-and, rarely, in-place ops (``std``'s ``masked_fill_``). A graph without
-in-place ops becomes functional by making each view its ``_copy`` variant,
-as functionalization would; only a graph with one is retraced under
-``torch.func.functionalize``, which costs a second trace.
-
-Note [materialized zeros]
-~~~~~~~~~~~~~~~~~~~~~~~~~
-Some formulas give a zero gradient as ``_efficientzerotensor`` (``sgn``'s,
-the second derivative of ``abs``): a ZeroTensor, which no op may write.
-hopc's values are plain tensors whose memory a compiled executor reuses
-(an ``mm`` writing into a dead gradient's buffer), so the trace makes each
-one an ``aten.zeros`` of the same size and dtype.
-
-Note [complex view copies]
-~~~~~~~~~~~~~~~~~~~~~~~~~~
-PyTorch differentiates no ``_copy`` variant of a view whose output is
-complex (``view_as_complex_copy``: "does not support automatic
-differentiation for outputs with complex dtype"), though the view has a
-formula and the copy computes the same values. The joint of such an op is
-traced with its view, which the traced graph then holds as the copy again
-(Note [functional derivatives]).
 
 Note [anomaly mode in traces]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -126,6 +102,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import sympy
 import torch
@@ -134,19 +111,18 @@ from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from xdsl.dialects.builtin import i1
 
 from hopc.dialects.aten import AtenOp
-from hopc.dialects.aten_schema import Schema, lookup, view_copy_variant, view_of_copy_variant
-from hopc.fx_import.aten_import import aten_op_name
 from hopc.ir.diagnostics import HopcError, location_of
+from hopc.ir.dims import is_float_symbol_name
 from hopc.ir.substitution import parameters, substitute
-from hopc.ir.types import TensorType, is_float_symbol_name
+from hopc.ir.types import TensorType
+from hopc.passes.autograd.derivative_graphs import differentiated_schema, materialize_zero_tensors, views_to_copies
 from hopc.passes.autograd.differentiable_forms import DIFFERENTIABLE_FORMS
 from hopc.passes.autograd.masked_gradients import defined_gradient_outputs
 from hopc.torch_bridge.aten_builders import symbol_facts
-from hopc.torch_bridge.aten_call import call_arguments, overload_of
+from hopc.torch_bridge.aten_call import call_arguments, fake_attribute_value, overload_of
 from hopc.torch_bridge.op_result_types import compare_result_types, symbol_pattern
 from hopc.torch_bridge.op_tracer import Frame, check_no_symbol_fixed, dynamo_frame, trace
 from hopc.torch_bridge.torch_symbolic import FakeShapes, SymbolFacts
-from hopc.torch_bridge.torch_values import dtype_of
 
 
 @dataclass(frozen=True)
@@ -248,7 +224,7 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
                       frame: Frame | None) -> OpDerivative:
     location = location_of(op)
     result_types = [substitute(r.type, renaming) for r in op.results]
-    schema = _differentiated_schema(op.SCHEMA, result_types)
+    schema = differentiated_schema(op.SCHEMA, result_types)
     groups = [[substitute(v.type, renaming) for v in group] for _, group in op.operand_groups()]
     properties = {k: substitute(v, renaming) for k, v in op.properties.items()
                   if not k.endswith("_nones")}
@@ -262,8 +238,10 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
 
     def joint(shapes: FakeShapes, *tensors: torch.Tensor) -> object:
         primals, tangents = tensors[:count], tensors[count:count + tangent_count]
-        args, kwargs = call_arguments(schema, shapes, groups, properties, nones, [False] * count,
-                                      tensors=primals)
+        remaining = iter(primals)
+        operands = {argument.name: [next(remaining) for _ in group]
+                    for argument, group in zip(schema.operand_arguments, groups, strict=True)}
+        args, kwargs = call_arguments(schema, operands, properties, nones, partial(fake_attribute_value, shapes))
         outputs = DIFFERENTIABLE_FORMS.get(overload, overload)(*args, **kwargs)  # Note [differentiable forms]
         flat = list(outputs) if isinstance(outputs, tuple | list) else [outputs]
         if shapes.in_frame and len(flat) == len(result_types):
@@ -297,8 +275,8 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
         raise
     compare_result_types(op.name, autograd.result_types[:len(result_types)], result_types,
                          frozenset(), location)
-    _materialize_zero_tensors(autograd.graph)
-    if _views_to_copies(autograd.graph):
+    materialize_zero_tensors(autograd.graph)
+    if views_to_copies(autograd.graph):
         autograd.graph.graph.eliminate_dead_code()
         autograd.graph.recompile()
         return OpDerivative(autograd.graph, tuple(differentiated), autograd.shapes.shape_env,
@@ -336,43 +314,6 @@ def _no_custom_autograd(op: AtenOp) -> HopcError:
     return HopcError(f"the custom operator {name} has no registered autograd formula "
                      "(torch.library.register_autograd), so hopc cannot differentiate it",
                      location_of(op))
-
-
-def _differentiated_schema(schema: Schema, result_types: Sequence[object]) -> Schema:
-    """The op whose joint is traced for ``schema``: itself, but the view for the ``_copy``
-    of a view with a complex result (Note [complex view copies])."""
-    if not any(isinstance(t, TensorType) and dtype_of(t.element_type).is_complex for t in result_types):
-        return schema
-    return view_of_copy_variant(schema) or schema
-
-
-def _materialize_zero_tensors(graph: torch.fx.GraphModule) -> None:
-    """Makes every ``_efficientzerotensor`` of ``graph`` a ``zeros`` (Note [materialized zeros])."""
-    for node in graph.graph.find_nodes(op="call_function", target=torch.ops.aten._efficientzerotensor.default):
-        node.target = torch.ops.aten.zeros.default
-    graph.recompile()
-
-
-def _views_to_copies(graph: torch.fx.GraphModule) -> bool:
-    """Makes every view in ``graph`` its ``_copy`` variant, if it has no in-place op; whether it did.
-
-    The fast path of functionalization (Note [functional derivatives]): a graph
-    that changes nothing in place is functional once its views are copies.
-    """
-    copies = {}
-    for overload in {n.target for n in graph.graph.nodes if isinstance(n.target, torch._ops.OpOverload)}:
-        schema = lookup(aten_op_name(overload))
-        if schema is None or schema.is_mutating:
-            return False
-        if schema.is_view:
-            copy = view_copy_variant(schema)
-            if copy is None:
-                return False
-            copies[overload] = overload_of(copy)
-    for node in graph.graph.nodes:
-        if node.target in copies:
-            node.target = copies[node.target]
-    return True
 
 
 def _size_carriers(types: Sequence[TensorType], facts: Mapping[str, SymbolFacts]) -> list[TensorType]:

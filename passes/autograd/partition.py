@@ -12,13 +12,14 @@ A flow network has two nodes per forward value ``v``, ``v.in -> v.out`` with
 capacity its size in bytes (sizes evaluated at the symbols' hints), and an
 infinite edge ``u.out -> v.in`` for each operand ``u`` of ``v``'s op. The
 source feeds, infinitely, the block's arguments and every value whose op may
-not be recomputed; every forward value a backward op reads feeds the sink. A
-minimum cut separates what the forward computes from what the backward
-needs; the cut ``v.in -> v.out`` edges are the saved values. Ops that may be
-recomputed are cheap ones: pointwise and view-copy ATen ops (PyTorch's op
-tags, recorded in hopc's ATen table: Note [op tags]), factories without tensor
-operands, and shape arithmetic; never a random op, a HOP or a data read
-(``hop.item``).
+not be recomputed (below); every forward value a backward op reads feeds the
+sink. A minimum cut separates what the forward computes from what the
+backward needs; the cut ``v.in -> v.out`` edges are the saved values.
+
+Which ops may be recomputed is Note [recompute policy] in
+``hopc.passes.autograd.recompute``: pure ops, and of those the forward needs
+too (computing them twice), only cheap ones, so an elementary function such
+as GELU's tanh is saved.
 
 ``split`` then builds the two blocks by cloning: the forward is every forward
 op, returning the outputs and the saved values; the backward takes the saved
@@ -42,21 +43,15 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import MemoryEffectKind, is_side_effect_free, only_has_effect
 
 from hopc.dialects import hop
-from hopc.dialects.aten import AtenOp
-from hopc.ir import symbolic
+from hopc.ir import symbolic, symbolic_print
+from hopc.ir.dims import Dim, canonical_dim
 from hopc.ir.substitution import parameters
 from hopc.ir.symbol_uses import symbols_mentioned_by, symbols_of_attribute
-from hopc.ir.types import Dim, SymIntType, TensorType, canonical_dim
+from hopc.ir.types import SymIntType, TensorType
+from hopc.passes.autograd.recompute import recomputable_ops
 from hopc.torch_bridge.aten_builders import symbol_facts
 from hopc.torch_bridge.torch_symbolic import SymbolFacts
 from hopc.torch_bridge.torch_values import dtype_of
-
-
-def recomputable(op: Operation) -> bool:
-    """Whether the backward may recompute ``op`` rather than have it saved (Note [min-cut partition])."""
-    if isinstance(op, AtenOp):
-        return not op.is_random and (not op.operands or op.is_pointwise or op.SCHEMA.is_view_copy)
-    return isinstance(op, hop.SymSizeOp | hop.SymConstantOp) or op.name.startswith("hop.sym_")
 
 
 def _element_bytes(type_: TensorType) -> int:
@@ -76,7 +71,7 @@ def saved_bytes(types: Sequence[Attribute]) -> Dim:
             total += count * _element_bytes(type_)
         else:
             total += 8
-    return canonical_dim(symbolic.print_expr(sympy.expand(total)))
+    return canonical_dim(symbolic_print.print_expr(sympy.expand(total)))
 
 
 def size_in_bytes(value: SSAValue, facts: dict[str, SymbolFacts]) -> int:
@@ -91,9 +86,10 @@ def size_in_bytes(value: SSAValue, facts: dict[str, SymbolFacts]) -> int:
     return max(count, 1) * _element_bytes(type_)
 
 
-def choose_saved(forward_ops: Sequence[Operation], arguments: Sequence[SSAValue],
+def choose_saved(forward_ops: Sequence[Operation], arguments: Sequence[SSAValue], outputs: Iterable[SSAValue],
                  needed: Iterable[SSAValue]) -> list[SSAValue]:
-    """The forward values to save so that the backward can compute ``needed`` (Note [min-cut partition])."""
+    """The forward values to save so that the backward can compute ``needed``, the forward
+    computing ``outputs`` (Note [min-cut partition])."""
     needed = list(dict.fromkeys(needed))
     if not needed:
         return []
@@ -104,12 +100,12 @@ def choose_saved(forward_ops: Sequence[Operation], arguments: Sequence[SSAValue]
     for value in arguments:
         graph.add_edge("source", ("in", value))
         graph.add_edge(("in", value), ("out", value), capacity=size_in_bytes(value, facts))
+    recomputable = recomputable_ops(forward_ops, outputs)
     for op in forward_ops:
-        cheap = recomputable(op)
         for result in op.results:
             # One byte more than an argument of the same size: on a tie, save the argument.
             graph.add_edge(("in", result), ("out", result), capacity=size_in_bytes(result, facts) + 1)
-            if not cheap:
+            if op not in recomputable:
                 graph.add_edge("source", ("in", result))
             for operand in op.operands:
                 graph.add_edge(("out", operand), ("in", result))
@@ -148,7 +144,7 @@ def split(joint: Block, primal_count: int, backward_ops: Sequence[Operation],
     forward_values = set(primals) | {r for op in forward_ops for r in op.results}
     read = [v for op in backward_ops for v in op.operands if v in forward_values]
     read += [v for v in gradients if v in forward_values]
-    saved = choose_saved(forward_ops, primals, read)
+    saved = choose_saved(forward_ops, primals, outputs, read)
 
     forward = Block(arg_types=[a.type for a in primals])
     _copy_names(primals, forward.args)
@@ -249,17 +245,20 @@ def _bound_by(op: Operation) -> set[str]:
 
 def _symbol_value(symbol: str, forward: Block, mapping: dict[SSAValue, SSAValue],
                   forward_ops: Sequence[Operation], primals: Sequence[BlockArgument]) -> SSAValue:
-    """A value of ``!hop.symint<symbol>`` the forward computes, read from an argument's size if need be.
+    """A value of ``!hop.symint<symbol>`` the forward computes, read from the size of an argument
+    or of an op's result if need be (a data-dependent size, such as a subgraph call's, Note [call
+    result symbols] in ``hopc.dialects.hop_call_results``).
 
     The value is one of the joint's, or a new one of ``forward`` mapped to itself in ``mapping``.
     """
-    for value in [*primals, *(r for op in forward_ops for r in op.results)]:
+    values = [*primals, *(r for op in forward_ops for r in op.results)]
+    for value in values:
         if isinstance(value.type, SymIntType) and value.type.value == symbol:
             return value
-    for argument in primals:
-        type_ = argument.type
+    for value in values:
+        type_ = value.type
         if isinstance(type_, TensorType) and symbol in type_.shape:
-            size = hop.SymSizeOp(mapping[argument], type_.shape.index(symbol))
+            size = hop.SymSizeOp(mapping[value], type_.shape.index(symbol))
             forward.add_op(size)
             mapping[size.results[0]] = size.results[0]
             return size.results[0]

@@ -14,13 +14,15 @@ Assumes a verified module at the functional and symbol-closed levels (after
 ``autograd`` and the output of ``freeze`` alike). Launches carry no buffers
 yet: ``plan-memory`` gives them some.
 
-Steps: small pointwise ``hop.cond``s become selects where the device makes
+Steps: each ``hop.flex_attention`` becomes a wrap of ATen ops (``flex_attention``);
+small pointwise ``hop.cond``s become selects where the device makes
 that profitable (Note [conds as selects]); a keepdim sum viewed without its
 kept dimensions becomes a sum that drops them (``kept_dimensions``), and a
 sum of slice gradients tiling a dimension a ``cat`` (``slice_gradients``),
 and an ``addmm`` of a transposed weight a ``linear`` (``linear``);
 ``*_copy`` views read only by ATen ops of their block become real views,
-and reshapes to their operand's own shape go (``views``); then the ATen ops of each block
+and reshapes to their operand's own shape go, and so do clones of dense values
+that nothing else reads (``views``); then the ATen ops of each block
 are grouped (Note [fusion groups]) and each group is outlined into a kernel
 (``outline``), in that order (Note [rewrite order]). Which ops a generated
 kernel may hold is the Triton emitter's to say
@@ -49,7 +51,9 @@ a ``slice_backward`` directly, and removes ``t_copy``s that
 before ``ViewCopyToView`` makes it a view (as it would a ``view_copy`` of a
 keepdim sum); ``IdentityReshape`` matches the reshapes ``ViewCopyToView``
 makes, and erasing one can give its operand the readers that let
-``ViewCopyToView`` fire. Only ``DropKeptDimensions`` and
+``ViewCopyToView`` fire. ``CloneOfDense`` comes last: the views the others
+make decide which operands of a clone are dense (a reshape of an op's
+result), and a clone is no reader that lets them fire. Only ``DropKeptDimensions`` and
 ``SliceGradientsToCat`` share a sweep: they match different ops (a
 ``view_copy`` of a ``sum``, an ``add`` of ``slice_backward``s), make ops
 neither matches (a ``sum``, a ``cat``), and the op each makes reads what the
@@ -88,17 +92,33 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 from xdsl.rewriter import InsertPoint
 
 from hopc.dialects.aten import AtenOp
-from hopc.dialects.kernel import DEVICE_ATTRIBUTE, DEVICES, KernelOp
+from hopc.dialects.kernel import DEVICE_ATTRIBUTE, KernelOp
+from hopc.dialects.kernel_buffer import DEVICES
 from hopc.dialects.symbol_scope import SymbolScope
 from hopc.ir.diagnostics import HopcError
 from hopc.passes.convert_hop_to_kernel.cond_to_select import CondToSelect
+from hopc.passes.convert_hop_to_kernel.flex_attention import FlexAttentionToWrap
 from hopc.passes.convert_hop_to_kernel.fusion import fusion_groups
 from hopc.passes.convert_hop_to_kernel.kept_dimensions import DropKeptDimensions
 from hopc.passes.convert_hop_to_kernel.linear import AddmmOfTransposeToLinear
 from hopc.passes.convert_hop_to_kernel.outline import KernelTable, outline
 from hopc.passes.convert_hop_to_kernel.slice_gradients import SliceGradientsToCat
-from hopc.passes.convert_hop_to_kernel.views import IdentityReshape, TransposeOfTranspose, ViewCopyToView
+from hopc.passes.convert_hop_to_kernel.views import (
+    CloneOfDense,
+    IdentityReshape,
+    TransposeOfTranspose,
+    ViewCopyToView,
+)
 from hopc.registry import CAN_GENERATE, load
+
+CONDS_AS_SELECTS = ("auto", "always", "never")
+"""The values of ``conds-as-selects`` (Note [conds as selects]): by device, always, never."""
+
+
+def check_conds_as_selects(value: str, option: str = "conds-as-selects") -> None:
+    """A HopcError, naming ``option``, where ``value`` is not one of ``CONDS_AS_SELECTS``."""
+    if value not in CONDS_AS_SELECTS:
+        raise HopcError(f"{option} is one of {', '.join(CONDS_AS_SELECTS)}, not '{value}'")
 
 
 def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: str = "auto",
@@ -107,11 +127,10 @@ def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: s
     if device not in DEVICES:
         raise HopcError(f"convert-hop-to-kernel: unknown device '{device}' (expected one of "
                         f"{', '.join(DEVICES)})")
-    if conds_as_selects not in ("auto", "always", "never"):
-        raise HopcError(f"convert-hop-to-kernel: conds-as-selects is auto, always or never, "
-                        f"not '{conds_as_selects}'")
+    check_conds_as_selects(conds_as_selects, "convert-hop-to-kernel: conds-as-selects")
     if can_generate is None:
         can_generate = load(CAN_GENERATE)
+    PatternRewriteWalker(FlexAttentionToWrap()).rewrite_module(module)
     if conds_as_selects == "always" or (conds_as_selects == "auto" and device == "cuda"):
         PatternRewriteWalker(CondToSelect()).rewrite_module(module)
     order_independent = [DropKeptDimensions(), SliceGradientsToCat()]  # Note [rewrite order]
@@ -120,6 +139,7 @@ def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: s
     PatternRewriteWalker(AddmmOfTransposeToLinear()).rewrite_module(module)
     PatternRewriteWalker(ViewCopyToView()).rewrite_module(module)
     PatternRewriteWalker(IdentityReshape()).rewrite_module(module)
+    PatternRewriteWalker(CloneOfDense()).rewrite_module(module)
     table = KernelTable(module)
     for block in _host_blocks(module):
         builder = Builder(InsertPoint.at_start(block))

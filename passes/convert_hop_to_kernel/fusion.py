@@ -35,8 +35,9 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import MemoryEffectKind, only_has_effect
 
 from hopc.dialects.aten import AtenOp
+from hopc.ir.dims import Dim
 from hopc.ir.reads import values_read
-from hopc.ir.types import Dim, TensorType
+from hopc.ir.types import TensorType
 
 
 @dataclass(eq=False)

@@ -18,7 +18,8 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from hopc.dialects.aten import AtenOp, op_class
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_op_classes import op_class
 from hopc.ir.dim_arguments import normalized_dims
 from hopc.ir.types import TensorType
 
@@ -46,7 +47,7 @@ class DropKeptDimensions(RewritePattern):
         replacement = op_class(_SUM).build_from_groups(
             [group for _, group in total.operand_groups()], properties, [viewed])
         replacement.location = op.location
-        rewriter.replace_matched_op(replacement)
+        rewriter.replace(op, replacement)
         rewriter.erase_op(total)
 
 

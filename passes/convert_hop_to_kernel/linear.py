@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from hopc.dialects.aten import AtenOp, op_class
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_op_classes import op_class
 
 
 class AddmmOfTransposeToLinear(RewritePattern):
@@ -33,5 +34,5 @@ class AddmmOfTransposeToLinear(RewritePattern):
         linear = op_class("aten.linear").build_from_groups(
             [[input_], [transpose.operands[0]], [bias]], {}, [op.results[0].type])
         linear.location = op.location
-        rewriter.replace_matched_op(linear)
+        rewriter.replace(op, linear)
         rewriter.erase_op(transpose)

@@ -22,7 +22,8 @@ from xdsl.rewriter import InsertPoint
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.kernel import KernelOp, LaunchOp, YieldOp
 from hopc.dialects.symbol_scope import SymbolScope
-from hopc.ir.types import ExprAttr, SymFloatType, TensorType, dim_symbols, is_float_symbol_name
+from hopc.ir.dims import dim_symbols, is_float_symbol_name
+from hopc.ir.types import ExprAttr, SymFloatType, TensorType
 from hopc.passes.convert_hop_to_kernel.fusion import FusionGroup
 
 _NAME_PIECE = re.compile(r"[^A-Za-z0-9]+")

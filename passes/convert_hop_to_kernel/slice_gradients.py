@@ -20,7 +20,8 @@ from __future__ import annotations
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from hopc.dialects.aten import AtenOp, op_class
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_op_classes import op_class
 from hopc.ir.dim_arguments import normalized_dim
 from hopc.ir.types import TensorType
 
@@ -46,7 +47,7 @@ class SliceGradientsToCat(RewritePattern):
         cat = op_class("aten.cat").build_from_groups(
             [[leaf.operands[0] for leaf in ordered]], {"dim": IntegerAttr(dim, i64)}, [op.results[0].type])
         cat.location = op.location
-        rewriter.replace_matched_op(cat)
+        rewriter.replace(op, cat)
         for node in tree:  # each read only inside the tree, whose root is gone; readers first
             rewriter.erase_op(node)
 

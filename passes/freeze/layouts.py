@@ -26,7 +26,6 @@ from xdsl.dialects.builtin import ModuleOp
 from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.types import TensorType
-from hopc.passes.autograd.aten_rule import decompose
 from hopc.passes.freeze.constant_table import constant_name
 from hopc.torch_bridge.aten_call import overload_of
 
@@ -39,6 +38,8 @@ def prepare_layout(op: AtenOp, module: ModuleOp) -> bool:
         return False
     if any(constant_name(v) is None and isinstance(v.type, TensorType) and v.type.rank > 2 for v in operands):
         return False
+    from hopc.passes.autograd.aten_rule import decompose  # derivative tracing, loaded only where it runs
+
     try:
         decompose(op, module)
     except HopcError:

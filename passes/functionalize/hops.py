@@ -177,6 +177,24 @@ def _map(fn: Functionalizer, op: hop.MapOp) -> None:
     apply_effects(fn.state, op, originals, loop_effects(op, body), op)
 
 
+def _flex_attention(fn: Functionalizer, op: hop.FlexAttentionOp) -> None:
+    """Elementwise bodies that may change nothing: the result is a new tensor."""
+    originals = _read_operands(fn.state, op)
+    for region in op.regions:
+        check_mutable(op, fn.functionalize_block(region.block, None))
+    apply_effects(fn.state, op, originals, HopEffects(), op)
+
+
+def _associative_scan(fn: Functionalizer, op: hop.AssociativeScanOp) -> None:
+    """A combine body that may change nothing; the results are new tensors (stacked slices)."""
+    every_operand = _read_operands(fn.state, op)
+    (entry,) = hop_interface(op).entries(op)
+    body = fn.functionalize_block(op.body.block, [every_operand[entry.operand_of(i)]
+                                                  for i in range(len(entry.arguments))])
+    check_mutable(op, body)
+    apply_effects(fn.state, op, every_operand, HopEffects(), op)
+
+
 def _invoke(fn: Functionalizer, op: hop.InvokeSubgraphOp) -> None:
     originals = _read_operands(fn.state, op)
     subgraph = op.subgraph()
@@ -243,8 +261,10 @@ HOP_FUNCTIONALIZERS: dict[type[Operation], Callable[[Functionalizer, Operation],
     hop.WhileOp: _while,
     hop.ScanOp: _scan,
     hop.MapOp: _map,
+    hop.AssociativeScanOp: _associative_scan,
     hop.InvokeSubgraphOp: _invoke,
     hop.AutogradFunctionOp: _autograd_function,
+    hop.FlexAttentionOp: _flex_attention,
 }
 """Per HOP kind, how functionalize rewrites it (after which the cursor is past it)."""
 

@@ -30,14 +30,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hopc.ir.dim_arguments import normalized_dim, normalized_dims
-from hopc.ir.types import Dim
+from hopc.ir.dims import Dim
 from hopc.passes.functionalize.views import ViewStep, dim_of, ints_of
 
 if TYPE_CHECKING:
     import sympy
 
 # sympy is imported where a layout is first computed, so that a module with no
-# reshape or contiguous to decide never loads it (Note [lazy sympy] in hopc.ir.types).
+# reshape or contiguous to decide never loads it (Note [lazy sympy] in hopc.ir.dims).
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,8 @@ from hopc.dialects import aten_schema
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument, Schema
 from hopc.ir.diagnostics import op_error
-from hopc.ir.types import DTYPES, Dim, NoneAttr, TensorType
+from hopc.ir.dims import Dim
+from hopc.ir.types import DTYPES, NoneAttr, TensorType
 from hopc.passes.functionalize.aliases import AliasState
 from hopc.passes.functionalize.views import build
 

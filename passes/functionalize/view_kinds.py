@@ -24,7 +24,8 @@ from xdsl.ir import Attribute
 from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import op_error
 from hopc.ir.dim_arguments import normalized_dim, normalized_dims
-from hopc.ir.types import DTYPES, Dim, TensorType, dim_attribute
+from hopc.ir.dims import Dim
+from hopc.ir.types import DTYPES, TensorType, dim_attribute
 from hopc.passes.functionalize.views import (
     IDENTITY,
     Fresh,

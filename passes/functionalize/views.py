@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from hopc.dialects.aten import AtenOp, op_class
-from hopc.ir.types import Dim, ExprAttr, NoneAttr, TensorType, canonical_dim, dim_attribute
+from hopc.dialects.aten import AtenOp
+from hopc.dialects.aten_op_classes import op_class
+from hopc.ir.dims import Dim, canonical_dim
+from hopc.ir.types import ExprAttr, NoneAttr, TensorType, dim_attribute
 
 
 @dataclass(frozen=True, eq=False)

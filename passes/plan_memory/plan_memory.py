@@ -87,7 +87,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from hopc.dialects.hop import SymbolOp
 from hopc.dialects.kernel import AllocOp, KernelOp, LaunchOp, module_device
 from hopc.dialects.symbol_scope import SymbolScope
-from hopc.ir.symbolic import evaluate, free_symbol_names, print_expr
+from hopc.ir.symbolic import evaluate, free_symbol_names
+from hopc.ir.symbolic_print import print_expr
 from hopc.ir.types import ExprAttr
 from hopc.passes.plan_memory.peak import peak_bytes
 from hopc.passes.plan_memory.planner import BlockPlan, plan_block

@@ -32,7 +32,7 @@ from interpreter_outcomes import assert_same_outcome, run_outcome
 from program_generator_core import random_arguments, symbol_sizes
 from symbolic_program_generator import generate_program
 
-LIT = Path(__file__).resolve().parents[2] / "lit_tests" / "passes" / "convert_hop_to_kernel"
+LIT = Path(__file__).resolve().parents[2] / "lit_tests" / "passes" / "convert-hop-to-kernel"
 
 
 def _random_module(seed: int):

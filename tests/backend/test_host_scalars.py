@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from hopc.backend.host.codegen import generate_function
+from hopc.backend.host.generated_function import generate_function
 from hopc.backend.host.ops_kernel import lower_launch_inline
 from hopc.backend.interpreter import run_module
 from hopc.backend.lowering import lower_to_kernel

@@ -1,6 +1,6 @@
 """plan-memory preserves semantics, and ``symint_for`` finds or makes the size an op needs.
 
-Every ``// -----`` chunk of ``lit_tests/passes/plan_memory/`` runs in the
+Every ``// -----`` chunk of ``lit_tests/passes/plan-memory/`` runs in the
 reference interpreter before and after the pass on the same inputs (a
 launch ``into`` a buffer copies its result there and returns the buffer, so
 a buffer overwritten while its value is still read changes the outputs).
@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from interpreter_outcomes import assert_same_outcome, run_outcome
 from program_generator_core import random_arguments
 
-LIT_DIRECTORY = Path(__file__).resolve().parents[2] / "lit_tests" / "passes" / "plan_memory"
+LIT_DIRECTORY = Path(__file__).resolve().parents[2] / "lit_tests" / "passes" / "plan-memory"
 CHUNKS = [pytest.param(chunk, id=f"{path.stem}-{index}")
           for path in sorted(LIT_DIRECTORY.glob("*.mlir"))
           for index, chunk in enumerate(path.read_text().split("// -----"))]

@@ -110,6 +110,15 @@ func.func @too_many_operands(%x: !hop.tensor<[4], f32>) {
 
 // -----
 
+// An operand list cut short is a syntax error, not a count of operands.
+func.func @unclosed_operands(%x: !hop.tensor<[4], f32>) {
+  // expected-error @+1 {{expected ')' after the 1 tensor arguments of aten.sin}}
+  %r = aten.sin(%x : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+  func.return
+}
+
+// -----
+
 // out= variants take the `out` tensor as an operand.
 func.func @out_variant_without_out(%x: !hop.tensor<[4, 4], f32>) {
   // expected-error @+1 {{aten.mm.out takes 3 tensor arguments (self, mat2, out), got 2}}

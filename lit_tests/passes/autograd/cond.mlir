@@ -42,25 +42,30 @@ builtin.module {
 
 // -----
 
-// The then branch saves cos(x @ w) [s0, 3], the else branch nothing of its
-// own: the residual is flattened into a slot [u0] (a fresh size, declared),
-// which the else branch fills with an empty [0]; the backward reshapes it.
+// The then branch saves cos(x @ w) [s0, 3], the else branch tanh(w) [4, 3]
+// (its mm needs it in the forward too, so it is not recomputed: Note
+// [recompute policy]). cos is flattened into a slot [u0] (a fresh size,
+// declared), which the else branch fills with an empty [0]; the backward
+// reshapes it. tanh's slot is [4, 3], which the then branch fills with zeros.
 // CHECK-LABEL: builtin.module
 // CHECK:       hop.symbol @[[U:u[0-9]+]] unbacked [0, oo]
 // CHECK:       func.func @forward(
-// CHECK:         %r, %[[SLOT:.*]] = hop.cond %p(%x, %w, %n) {hop.seq_nr = 0 : i64} : {{.*}} -> (!hop.tensor<[s0, 3], f32>, !hop.tensor<[[[U]]], f32>) then {
+// CHECK:         %r, %[[SLOT:[a-z0-9_]+]], %[[TANH_SLOT:[a-z0-9_]+]] = hop.cond %p(%x, %w, %n) {hop.seq_nr = 0 : i64} : {{.*}} -> (!hop.tensor<[s0, 3], f32>, !hop.tensor<[[[U]]], f32>, !hop.tensor<[4, 3], f32>) then {
 // CHECK:           %[[FLAT:.*]] = aten.view_copy(%cos) {size = [-1 : i64]} : (!hop.tensor<[s0, 3], f32>) -> !hop.tensor<[3*s0], f32>
-// CHECK:           hop.yield %sin, %[[FLAT]]
+// CHECK:           %[[ZEROS:.*]] = aten.new_zeros(%{{.*}}) {size = [4 : i64, 3 : i64], dtype = f32}
+// CHECK:           hop.yield %sin, %[[FLAT]], %[[ZEROS]]
 // CHECK:         } else {
 // CHECK:           %[[EMPTY:.*]] = aten.new_zeros(%{{.*}}) {size = [0 : i64], dtype = f32}
-// CHECK:           hop.yield %{{.*}}, %[[EMPTY]]
+// CHECK:           hop.yield %{{.*}}, %[[EMPTY]], %tanh
 // CHECK:       func.func @backward(
-// CHECK:         hop.cond %p(%{{.*}}, %x, %w, %tangent, %{{.*}})
-// CHECK-NEXT:    ^bb0(%[[SAVED:.*]]: !hop.tensor<[[[U]]], f32>,
+// CHECK:         hop.cond %p(%{{.*}}, %{{.*}}, %x, %w, %tangent, %{{.*}})
+// CHECK-NEXT:    ^bb0(%[[SAVED:[a-z0-9_]+]]: !hop.tensor<[[[U]]], f32>,
 // CHECK-NEXT:      aten.as_strided_copy(%[[SAVED]]) {size = [#hop.expr<s0>, 3 : i64], stride = [3 : i64, 1 : i64]}
 // CHECK:         } else {
+// CHECK-NEXT:    ^bb0(%{{[a-z0-9_]+}}: !hop.tensor<[[[U]]], f32>, %[[SAVED_TANH:[a-z0-9_]+]]: !hop.tensor<[4, 3], f32>,
 // CHECK-NOT:       as_strided_copy
-// CHECK:           aten.tanh_backward
+// CHECK-NOT:       aten.tanh(
+// CHECK:           aten.tanh_backward(%{{.*}}, %[[SAVED_TANH]])
 
 builtin.module {
   hop.symbol @s0 backed [2, oo] hint 5
@@ -86,14 +91,16 @@ builtin.module {
 // A size the then branch defines (u3, the count of positive entries) is
 // unknown outside it: the saved exp [u3] leaves in a slot of a fresh size u0,
 // the else branch yields [0] there, and the backward block names u3 as u0.
-// The scalar sum is tiny: the else branch yields a zero of its type.
+// The scalar sum is tiny: the else branch yields a zero of its type. The else
+// branch saves its exp (its result; not recomputed: Note [recompute policy]),
+// where the then branch yields zeros.
 // CHECK-LABEL: builtin.module
 // CHECK:       hop.symbol @[[U:u[0-9]+]] unbacked [0, oo]
 // CHECK:       func.func @forward(
-// CHECK:         hop.cond %p(%x) {hop.seq_nr = 0 : i64} : {{.*}} -> (!hop.tensor<[6], f32>, !hop.tensor<[[[U]]], f32>, !hop.tensor<[], f32>) then {
-// CHECK:           hop.yield %mul, %exp, %sum : !hop.tensor<[6], f32>, !hop.tensor<[u3], f32>, !hop.tensor<[], f32>
+// CHECK:         hop.cond %p(%x) {hop.seq_nr = 0 : i64} : {{.*}} -> (!hop.tensor<[6], f32>, !hop.tensor<[[[U]]], f32>, !hop.tensor<[], f32>, !hop.tensor<[6], f32>) then {
+// CHECK:           hop.yield %mul, %exp, %sum, %{{.*}} : !hop.tensor<[6], f32>, !hop.tensor<[u3], f32>, !hop.tensor<[], f32>, !hop.tensor<[6], f32>
 // CHECK:         } else {
-// CHECK:           hop.yield %{{.*}} : !hop.tensor<[6], f32>, !hop.tensor<[0], f32>, !hop.tensor<[], f32>
+// CHECK:           hop.yield %[[E:[a-z0-9_]+]], %{{.*}}, %{{.*}}, %[[E]] : !hop.tensor<[6], f32>, !hop.tensor<[0], f32>, !hop.tensor<[], f32>, !hop.tensor<[6], f32>
 // CHECK:       func.func @backward(
 // CHECK:         hop.cond %p(
 // CHECK-NOT:       u3

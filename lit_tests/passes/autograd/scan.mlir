@@ -2,20 +2,23 @@
 // RUN: hopc-opt --autograd --split-input-file %s | hopc-opt --split-input-file | filecheck %s
 
 // An RNN step h <- tanh(h * w + x): the forward scan also yields its per-step
-// residuals, stacked; the backward is a reverse scan whose carries are the
-// carry's cotangent and the gradient of w accumulated from zeros, scanning the
-// stacked residuals and the per-step outputs' cotangents.
+// residuals, stacked (the carry entering the step and tanh's output, which the
+// backward does not recompute: Note [recompute policy]; exp's, the backward
+// reads from ys); the backward is a reverse scan whose carries are the carry's
+// cotangent and the gradient of w accumulated from zeros, scanning the stacked
+// residuals and the per-step outputs' cotangents.
 
 // CHECK-LABEL: builtin.module
 // CHECK:       hop.entry backward @backward
 // CHECK:       func.func @forward(
-// CHECK:         %h, %ys, %[[CARRIES:.*]] = hop.scan init(%h0) xs(%xs) additional(%w) {hop.seq_nr = 0 : i64} : {{.*}} -> !hop.tensor<[4], f32>, !hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32> {
+// CHECK:         %h, %ys, %[[CARRIES:[a-z0-9_]+]], %[[TANHS:[a-z0-9_]+]] = hop.scan init(%h0) xs(%xs) additional(%w) {hop.seq_nr = 0 : i64} : {{.*}} -> !hop.tensor<[4], f32>, !hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32> {
 // CHECK-NEXT:    ^bb0(%[[C:.*]]: !hop.tensor<[4], f32>, %{{.*}}: !hop.tensor<[4], f32>, %{{.*}}: !hop.tensor<[4], f32>):
-// CHECK:           hop.yield %tanh, %exp, %[[C]] :
-// CHECK:         func.return %h, %ys, %xs, %w, %[[CARRIES]]
-// CHECK:       func.func @backward(%xs: {{.*}}, %w: {{.*}}, %[[SAVED:.*]]: !hop.tensor<[s0, 4], f32> {hop.saved = 2 : i64}, %tangent: {{.*}}, %tangent_1: {{.*}})
+// CHECK:           hop.yield %tanh, %exp, %[[C]], %tanh :
+// CHECK:         func.return %h, %ys, %w, %ys, %[[CARRIES]], %[[TANHS]]
+// CHECK:       func.func @backward(%w: {{.*}}, %ys: {{.*}}, %[[SAVED:[a-z0-9_]+]]: !hop.tensor<[s0, 4], f32> {hop.saved = 2 : i64}, %[[SAVED_TANHS:[a-z0-9_]+]]: !hop.tensor<[s0, 4], f32> {hop.saved = 3 : i64}, %tangent: {{.*}}, %tangent_1: {{.*}})
 // CHECK:         %[[ZERO:.*]] = aten.zeros_like(%w)
-// CHECK:         %[[GH:.*]], %[[GW:.*]], %[[GXS:.*]] = hop.scan reverse init(%tangent, %[[ZERO]]) xs(%[[SAVED]], %xs, %tangent_1) additional(%w)
+// CHECK:         %[[GH:.*]], %[[GW:.*]], %[[GXS:.*]] = hop.scan reverse init(%tangent, %[[ZERO]]) xs(%[[SAVED]], %[[SAVED_TANHS]], %ys, %tangent_1) additional(%w)
+// CHECK-NOT:       aten.tanh(
 // CHECK:           aten.tanh_backward
 // CHECK:           %[[ACC:.*]] = aten.add.Tensor(%{{.*}}, %{{.*}})
 // CHECK-NEXT:      hop.yield %{{.*}}, %[[ACC]], %tanh_backward :

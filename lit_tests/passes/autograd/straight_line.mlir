@@ -2,20 +2,21 @@
 // RUN: hopc-opt --autograd --split-input-file %s | hopc-opt --split-input-file | filecheck %s
 
 // Each op's backward is PyTorch's derivative (tanh_backward; mul's takes the
-// other operand). The min-cut partitioner saves the inputs x and w and
-// recomputes the pointwise tanh in the backward rather than saving it as well.
-// Backward ops name the forward op they came from by its sequence number.
+// other operand). The min-cut partitioner saves w and tanh's output: tanh is
+// not cheap to recompute (Note [min-cut partition]), and the backward needs
+// nothing else of x. Backward ops name the forward op they came from by its
+// sequence number.
 
 // CHECK-LABEL: builtin.module
 // CHECK:      hop.entry forward @forward
 // CHECK-NEXT: hop.entry backward @backward
 // CHECK:      func.func @forward(%x: !hop.tensor<[s0, 4], f32> {hop.requires_grad}, %w: !hop.tensor<[4], f32> {hop.requires_grad})
-// CHECK-SAME:   -> (!hop.tensor<[s0, 4], f32>, !hop.tensor<[s0, 4], f32> {hop.saved = 0 : i64}, !hop.tensor<[4], f32> {hop.saved = 1 : i64})
+// CHECK-SAME:   -> (!hop.tensor<[s0, 4], f32>, !hop.tensor<[4], f32> {hop.saved = 0 : i64}, !hop.tensor<[s0, 4], f32> {hop.saved = 1 : i64})
 // CHECK-SAME:   attributes {hop.saved_bytes = #hop.expr<16*s0 + 16>}
-// CHECK:        func.return %mul, %x, %w
-// CHECK:      func.func @backward(%x: {{.*}} {hop.saved = 0 : i64}, %w: {{.*}} {hop.saved = 1 : i64}, %tangent: !hop.tensor<[s0, 4], f32> {hop.cotangent_of = 0 : i64})
+// CHECK:        func.return %mul, %w, %tanh
+// CHECK:      func.func @backward(%w: {{.*}} {hop.saved = 0 : i64}, %tanh: {{.*}} {hop.saved = 1 : i64}, %tangent: !hop.tensor<[s0, 4], f32> {hop.cotangent_of = 0 : i64})
 // CHECK-SAME:   -> (!hop.tensor<[s0, 4], f32> {hop.gradient_of = 0 : i64}, !hop.tensor<[4], f32> {hop.gradient_of = 1 : i64})
-// CHECK-NEXT:   %tanh = aten.tanh(%x)
+// CHECK-NOT:    aten.tanh(
 // CHECK:        aten.mul.Tensor(%tangent, %w) {hop.seq_nr = 1 : i64}
 // CHECK:        aten.tanh_backward({{.*}}, %tanh) {hop.seq_nr = 0 : i64}
 
@@ -25,6 +26,44 @@ builtin.module {
     %t = aten.tanh(%x) : (!hop.tensor<[s0, 4], f32>) -> !hop.tensor<[s0, 4], f32>
     %y = aten.mul.Tensor(%t, %w) : (!hop.tensor<[s0, 4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[s0, 4], f32>
     func.return %y : !hop.tensor<[s0, 4], f32>
+  }
+}
+
+// -----
+
+// A cheap pointwise op is recomputed rather than saved: mul's backward needs
+// neg(x) and w; neg(x) is as large as x, and on a tie the argument is saved, so
+// the backward recomputes neg from x.
+// CHECK-LABEL: builtin.module
+// CHECK:      func.func @forward
+// CHECK:        func.return %mul, %x, %w
+// CHECK:      func.func @backward(%x: {{.*}} {hop.saved = 0 : i64}, %w: {{.*}} {hop.saved = 1 : i64}, %tangent
+// CHECK-NEXT:   %neg = aten.neg(%x)
+// CHECK:        aten.mul.Tensor(%tangent, %neg) {hop.seq_nr = 1 : i64}
+builtin.module {
+  func.func @forward(%x: !hop.tensor<[4], f32> {hop.requires_grad}, %w: !hop.tensor<[4], f32> {hop.requires_grad}) -> !hop.tensor<[4], f32> {
+    %n = aten.neg(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    %y = aten.mul.Tensor(%n, %w) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    func.return %y : !hop.tensor<[4], f32>
+  }
+}
+
+// -----
+
+// sin's derivative cos(x) reads only forward values, so the joint lists it
+// among the forward ops, but only the backward needs it: it moves to the
+// backward, however costly (computed once either way), and x is saved.
+// CHECK-LABEL: builtin.module
+// CHECK:      func.func @forward
+// CHECK-NOT:    aten.cos
+// CHECK:        func.return %sin, %x
+// CHECK:      func.func @backward(%x: {{.*}} {hop.saved = 0 : i64}, %tangent
+// CHECK-NEXT:   %cos = aten.cos(%x)
+// CHECK-NEXT:   aten.mul.Tensor(%tangent, %cos)
+builtin.module {
+  func.func @forward(%x: !hop.tensor<[4], f32> {hop.requires_grad}) -> !hop.tensor<[4], f32> {
+    %s = aten.sin(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    func.return %s : !hop.tensor<[4], f32>
   }
 }
 

@@ -140,19 +140,20 @@ builtin.module {
 // A checkpoint that draws (dropout): the forward reads the generator's state
 // right before its call and saves it; the backward sets it before the
 // recompute and restores its own after, so the recompute draws the forward's
-// mask again, which @checkpoint_backward reads.
+// mask again, which @checkpoint_backward reads with the recompute's tanh
+// (which it does not compute a third time: Note [recompute policy]).
 // CHECK-LABEL: builtin.module
 // CHECK:       func.func @forward(
 // CHECK-SAME:    !hop.rng_state {hop.saved = 1 : i64}
 // CHECK-NEXT:    %[[STATE:.*]] = hop.get_rng_state {hop.seq_nr = 0 : i64} : !hop.rng_state
-// CHECK-NEXT:    %[[C:.*]], %{{.*}} = hop.invoke_subgraph @checkpoint_forward(%x)
+// CHECK-NEXT:    %[[C:.*]], %{{.*}}, %{{.*}} = hop.invoke_subgraph @checkpoint_forward(%x)
 // CHECK-NEXT:    func.return %[[C]], %x, %[[STATE]]
 // CHECK:       func.func @backward(%x: {{.*}}, %[[SAVED:.*]]: !hop.rng_state {hop.saved = 1 : i64}, %tangent: {{.*}})
 // CHECK-NEXT:    %[[NOW:.*]] = hop.get_rng_state
 // CHECK-NEXT:    hop.set_rng_state %[[SAVED]]
-// CHECK-NEXT:    %{{.*}}, %[[MASK:.*]] = hop.invoke_subgraph @checkpoint_forward(%x) {{.*}} -> (!hop.tensor<[8, 4], f32>, !hop.tensor<[8, 4], i1>)
+// CHECK-NEXT:    %{{.*}}, %[[TANH:.*]], %[[MASK:.*]] = hop.invoke_subgraph @checkpoint_forward(%x) {{.*}} -> (!hop.tensor<[8, 4], f32>, !hop.tensor<[8, 4], f32>, !hop.tensor<[8, 4], i1>)
 // CHECK-NEXT:    hop.set_rng_state %[[NOW]]
-// CHECK-NEXT:    hop.invoke_subgraph @checkpoint_backward(%x, %[[MASK]], %tangent)
+// CHECK-NEXT:    hop.invoke_subgraph @checkpoint_backward(%[[TANH]], %[[MASK]], %tangent)
 builtin.module {
   func.func @forward(%x: !hop.tensor<[8, 4], f32> {hop.requires_grad}) -> !hop.tensor<[8, 4], f32> {
     %c = hop.checkpoint(%x) : (!hop.tensor<[8, 4], f32>) -> !hop.tensor<[8, 4], f32> {

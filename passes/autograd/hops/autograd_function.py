@@ -46,7 +46,7 @@ def autograd_function_backward(builder: JointBuilder, op: hop.AutogradFunctionOp
     if len(backward_body.input_types) != len(op.outputs):
         raise op_error(op, f"autograd: the backward {op.backward} takes {len(backward_body.input_types)} "
                            f"values, not the {len(op.outputs)} cotangents and saved values")
-    forward = builder.insert_forward(call(forward_body, inputs), before=op)
+    forward = builder.insert_forward(call(forward_body, inputs, [r.type for r in op.outputs]), before=op)
     builder.replace_forward(op, forward.results)
     outputs = forward.results[:count]
     tangents = [c if c is not None else builder.emit(build_aten("aten.zeros_like", [o])).results[0]

@@ -25,7 +25,11 @@ backward calls the same subgraph again and feeds its residuals to
   inputs), and the forward's residuals die at the end of the forward call;
 - the recompute runs the very code the forward ran, so its values are
   bit-identical to the forward's by construction (PyTorch issue 186572 shows
-  eager recomputation drifting when the two are compiled apart);
+  eager recomputation drifting when the two are compiled apart); so are its
+  data-dependent sizes, and its results name them as the forward call's do
+  (Note [call result symbols] in ``hopc.dialects.hop_call_results``), so the
+  backward call binds them alike from the recomputed residuals and the
+  cotangents;
 - the recompute is emitted as a backward op, so the partitioner puts it in the
   backward and can never save what it computes;
 - a body that draws random numbers (a random ATen op at any depth, also
@@ -63,13 +67,13 @@ def checkpoint_backward(builder: JointBuilder, op: hop.CheckpointOp,
     state = None
     if draws_random_numbers(op.body, module):
         state = builder.insert_forward(hop.GetRngStateOp(), before=op).results[0]
-    forward = builder.insert_forward(call(pair.forward, inputs), before=op)
+    forward = builder.insert_forward(call(pair.forward, inputs, [r.type for r in op.outputs]), before=op)
     builder.replace_forward(op, forward.results[:pair.result_count])
 
     if state is not None:
         now = builder.emit(hop.GetRngStateOp()).results[0]
         builder.emit(hop.SetRngStateOp(state))
-    recompute = builder.emit(call(pair.forward, inputs))
+    recompute = builder.emit(call(pair.forward, inputs, [r.type for r in forward.results]))
     if state is not None:
         builder.emit(hop.SetRngStateOp(now))
     backward = builder.emit(call(pair.backward, [*pair.residuals(inputs, recompute),

@@ -41,8 +41,9 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from hopc.dialects import hop
 from hopc.dialects.hop_interface import hop_interface
 from hopc.ir.diagnostics import op_error
+from hopc.ir.dims import Dim, canonical_dim
 from hopc.ir.substitution import substitute
-from hopc.ir.types import Dim, TensorType, canonical_dim, free_symbols_of_types
+from hopc.ir.types import TensorType, free_symbols_of_types
 from hopc.passes.autograd.hops.cond_recompute import (
     can_recompute,
     recomputing_backward,

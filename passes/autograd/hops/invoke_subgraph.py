@@ -12,10 +12,13 @@ then the residuals its backward reads (those that are not arguments or
 results of ``@f``: the call passes those itself). The pair is made once per (callee,
 ``<d>``, ``<c>``) in a ``differentiate`` run and shared by every call with
 those masks, at any sizes (subgraphs are generic over the symbols their
-arguments bind, Note [subgraph symbols] in ``hopc.dialects.hop``). Calls of
+arguments bind, Note [subgraph symbols] in ``hopc.dialects.hop_subgraph``). Calls of
 ``@f`` that are not differentiated keep calling ``@f``; once none does,
 ``--dce`` removes it. The residuals are forward values like any other: the
-min-cut partitioner saves them (a call is never recomputed).
+min-cut partitioner saves them (a call is never recomputed). A size the
+body defines keeps, in the forward call's results, the name the replaced
+call gave it; one that only a residual has gets a fresh symbol (Note [call
+result symbols] in ``hopc.dialects.hop_call_results``).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ def invoke_subgraph_backward(builder: JointBuilder, op: hop.InvokeSubgraphOp,
     masks = f"{mask(differentiated, len(op.inputs))}_{mask(with_cotangent, len(op.outputs))}"
     pair = outlined_pair(builder, op, callee.body.block, differentiated, with_cotangent, name, f"_{masks}",
                          key=("invoke_subgraph", name, tuple(differentiated), tuple(with_cotangent)))
-    forward = builder.insert_forward(call(pair.forward, op.inputs), before=op)
+    forward = builder.insert_forward(call(pair.forward, op.inputs, [r.type for r in op.outputs]), before=op)
     residuals = pair.residuals(op.inputs, forward)
     builder.replace_forward(op, forward.results[:pair.result_count])
     backward = builder.emit(call(pair.backward, [*residuals, *(c for c in cotangents if c is not None)]))

@@ -7,10 +7,14 @@
   ``with_cotangent`` -> one gradient per argument in ``differentiated``).
   With a ``key``, the pair is made once per ``differentiate`` run and key
   (``JointBuilder.outlined``), so every caller with that key shares it;
-- ``call(subgraph, inputs)``: a ``hop.invoke_subgraph`` of it, its result
+- ``call(subgraph, inputs, named_as)``: a ``hop.invoke_subgraph`` of it, its result
   types the subgraph's under the call's substitution (Note [subgraph symbols]
   in ``hopc.dialects.hop``): the subgraphs are generic over the symbols their
-  arguments bind, so calls at different sizes share them;
+  arguments bind, so calls at different sizes share them; a size the body
+  defines is named afresh at each call (Note [call result symbols]);
+- ``result_names(body, output_types, named_as, module)``: the names an op's
+  results give the sizes its body defines (those of the op it replaces, else
+  fresh), for ``call`` and for a rule that builds a region op;
 - ``draws_random_numbers(region, module)``: whether running the region draws
   from the generator (a random ATen op at any depth, through subgraph calls).
 
@@ -26,14 +30,18 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.traits import SymbolTable
 
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
+from hopc.dialects.hop_call_results import defined_symbols
 from hopc.ir.diagnostics import op_error
+from hopc.ir.dims import Dim
+from hopc.ir.substitution import bind, parameters
 from hopc.passes.autograd.joint import JointBuilder
 from hopc.passes.autograd.regions import region_pair
+from hopc.passes.autograd.symbols import fresh_symbol
 
 ResidualSources = tuple[tuple[bool, int], ...]
 """For each residual argument of a backward block: (True, i) for operand ``i`` of the forward's
@@ -104,12 +112,34 @@ def mask(positions: Sequence[int], count: int) -> str:
     return "".join("1" if i in chosen else "0" for i in range(count))
 
 
-def call(subgraph: hop.SubgraphOp, inputs: Sequence[SSAValue]) -> hop.InvokeSubgraphOp:
-    """A call of ``subgraph`` on ``inputs`` (not inserted anywhere)."""
+def call(subgraph: hop.SubgraphOp, inputs: Sequence[SSAValue],
+         named_as: Sequence[Attribute] = ()) -> hop.InvokeSubgraphOp:
+    """A call of ``subgraph`` on ``inputs`` (not inserted anywhere). Each size its body defines
+    and yields is named as in ``named_as`` (the types of the call's first results, where it
+    replaces a call that names them), else by a fresh symbol of the module (Note [call result
+    symbols] in ``hopc.dialects.hop_call_results``)."""
+    module = subgraph.parent_op()
+    assert isinstance(module, ModuleOp), "a subgraph is an op of the module"
+    renaming = result_names(subgraph.body.block, subgraph.output_types, named_as, module)
     return hop.InvokeSubgraphOp(
         operands=[list(inputs)],
-        result_types=[subgraph.result_types_for([v.type for v in inputs])],
+        result_types=[subgraph.result_types_for([v.type for v in inputs], renaming)],
         properties={"callee": SymbolRefAttr(subgraph.sym_name)})
+
+
+def result_names(body: Block, output_types: Sequence[Attribute], named_as: Sequence[Attribute],
+                 module: ModuleOp) -> dict[str, Dim]:
+    """The names that the results of an op running ``body`` give the sizes it defines and yields
+    in ``output_types``: as ``named_as`` (the types of the op's first results) names them, else
+    fresh symbols of ``module`` (Note [call result symbols] in
+    ``hopc.dialects.hop_call_results``)."""
+    defined = defined_symbols(body)
+    names = {symbol: dim for symbol, dim in bind(output_types[:len(named_as)], named_as).items()
+             if symbol in defined}
+    for symbol in parameters(output_types):
+        if symbol in defined and symbol not in names:
+            names[symbol] = fresh_symbol(module)
+    return names
 
 
 def draws_random_numbers(region: Region, module: ModuleOp) -> bool:

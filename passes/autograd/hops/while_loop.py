@@ -63,7 +63,8 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from hopc.dialects import hop
 from hopc.ir.diagnostics import op_error
-from hopc.ir.types import DTYPES, TensorType, free_symbols_of_types, shape_symbols
+from hopc.ir.dims import shape_symbols
+from hopc.ir.types import DTYPES, TensorType, free_symbols_of_types
 from hopc.passes.autograd.hops.outlining import add_subgraph, draws_random_numbers, module_of
 from hopc.passes.autograd.hops.while_sweeps import JointStep, LoopPlan, PairStep, ResidualSource, emit_backward
 from hopc.passes.autograd.joint import JointBuilder, is_differentiable, loop_active_arguments

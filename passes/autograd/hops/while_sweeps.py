@@ -45,7 +45,8 @@ import torch
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
 from hopc.dialects import hop
-from hopc.ir.types import Dim, SymIntType, TensorType, canonical_dim
+from hopc.ir.dims import Dim, canonical_dim
+from hopc.ir.types import SymIntType, TensorType
 from hopc.passes.autograd.hops.outlining import call
 from hopc.passes.autograd.joint import JointBuilder
 from hopc.torch_bridge.aten_builders import build_aten

@@ -82,11 +82,12 @@ builtin.module {
 // -----
 
 // Must not fire: the transposed value is an argument (the result would be
-// the caller's tensor itself).
+// the caller's tensor itself). The inner copy, read by a copy, is a view.
 // CHECK-LABEL: builtin.module
 // CHECK:       func.func @f
-// CHECK-NEXT:    %[[T:.*]] = kernel.launch @extern_t_copy(%x)
-// CHECK-NEXT:    kernel.launch @extern_t_copy_1(%[[T]])
+// CHECK-NEXT:    %[[T:.*]] = kernel.launch @extern_t(%x)
+// CHECK-NEXT:    %[[C:.*]] = kernel.launch @extern_t_copy(%[[T]])
+// CHECK-NEXT:    func.return %[[C]]
 builtin.module {
   func.func @f(%x: !hop.tensor<[2, 4], f32>) -> !hop.tensor<[2, 4], f32> {
     %t = aten.t_copy(%x) : (!hop.tensor<[2, 4], f32>) -> !hop.tensor<[4, 2], f32>
@@ -177,5 +178,108 @@ builtin.module {
     %f = aten.expand_copy(%x) {size = [2 : i64, 4 : i64, 8 : i64]} : (!hop.tensor<[2, 4, 8], f32>) -> !hop.tensor<[2, 4, 8], f32>
     %s = aten.sin(%f) : (!hop.tensor<[2, 4, 8], f32>) -> !hop.tensor<[2, 4, 8], f32>
     func.return %e, %s : !hop.tensor<[2, 4, 8], f32>, !hop.tensor<[2, 4, 8], f32>
+  }
+}
+
+// -----
+
+// A view read by a `_copy` view is a real view: the copy reads its strides
+// and lays its result out contiguously all the same (one copy, not two).
+// CHECK-LABEL: builtin.module
+// CHECK:       func.func @f
+// CHECK-NEXT:    %[[N:.*]] = kernel.launch @pointwise_neg(%x)
+// CHECK-NEXT:    %[[S:.*]] = kernel.launch @extern_slice_Tensor(%[[N]])
+// CHECK-NEXT:    %[[T:.*]] = kernel.launch @extern_t_copy(%[[S]])
+// CHECK-NEXT:    func.return %[[T]]
+builtin.module {
+  func.func @f(%x: !hop.tensor<[2, 8], f32>) -> !hop.tensor<[4, 2], f32> {
+    %n = aten.neg(%x) : (!hop.tensor<[2, 8], f32>) -> !hop.tensor<[2, 8], f32>
+    %s = aten.slice_copy.Tensor(%n) {dim = 1 : i64, start = 0 : i64, end = 4 : i64} : (!hop.tensor<[2, 8], f32>) -> !hop.tensor<[2, 4], f32>
+    %t = aten.t_copy(%s) : (!hop.tensor<[2, 4], f32>) -> !hop.tensor<[4, 2], f32>
+    func.return %t : !hop.tensor<[4, 2], f32>
+  }
+}
+
+// -----
+
+// Views of an argument read by an embedding (an index lookup into a new
+// tensor) and by a transpose and a reshape that a product reads: no copies.
+// CHECK-LABEL: builtin.module
+// CHECK:       func.func @f
+// CHECK-NEXT:    %[[I:.*]] = kernel.launch @extern_reshape(%i)
+// CHECK-NEXT:    %[[E:.*]] = kernel.launch @extern_embedding(%w, %[[I]])
+// CHECK-NEXT:    %[[T:.*]] = kernel.launch @extern_transpose_int(%a)
+// CHECK-NEXT:    %[[R:.*]] = kernel.launch @extern_reshape_1(%[[T]])
+// CHECK-NEXT:    %[[M:.*]] = kernel.launch @extern_mm(%[[R]], %p)
+builtin.module {
+  func.func @f(%i: !hop.tensor<[2, 3], i64>, %w: !hop.tensor<[8, 4], f32>, %a: !hop.tensor<[2, 4, 2], f32>, %p: !hop.tensor<[4, 4], f32>) -> (!hop.tensor<[6, 4], f32>, !hop.tensor<[4, 4], f32>) {
+    %v = aten.view_copy(%i) {size = [6 : i64]} : (!hop.tensor<[2, 3], i64>) -> !hop.tensor<[6], i64>
+    %e = aten.embedding(%w, %v) : (!hop.tensor<[8, 4], f32>, !hop.tensor<[6], i64>) -> !hop.tensor<[6, 4], f32>
+    %t = aten.transpose_copy.int(%a) {dim0 = 1 : i64, dim1 = 2 : i64} : (!hop.tensor<[2, 4, 2], f32>) -> !hop.tensor<[2, 2, 4], f32>
+    %r = aten.view_copy(%t) {size = [4 : i64, 4 : i64]} : (!hop.tensor<[2, 2, 4], f32>) -> !hop.tensor<[4, 4], f32>
+    %m = aten.mm(%r, %p) : (!hop.tensor<[4, 4], f32>, !hop.tensor<[4, 4], f32>) -> !hop.tensor<[4, 4], f32>
+    func.return %e, %m : !hop.tensor<[6, 4], f32>, !hop.tensor<[4, 4], f32>
+  }
+}
+
+// -----
+
+// A clone of a dense value that nothing else reads is the value (a dropout
+// with p = 0), through a reshape too.
+// CHECK-LABEL: builtin.module
+// CHECK-NOT:   aten.clone
+// CHECK:       func.func @f
+// CHECK-NEXT:    %[[N:.*]] = kernel.launch @pointwise_neg(%x)
+// CHECK-NEXT:    %[[R:.*]] = kernel.launch @extern_reshape(%[[N]])
+// CHECK-NEXT:    %[[E:.*]] = kernel.launch @pointwise_exp(%[[R]])
+// CHECK-NEXT:    func.return %[[E]]
+builtin.module {
+  func.func @f(%x: !hop.tensor<[2, 8], f32>) -> !hop.tensor<[16], f32> {
+    %n = aten.neg(%x) : (!hop.tensor<[2, 8], f32>) -> !hop.tensor<[2, 8], f32>
+    %r = aten.view_copy(%n) {size = [16 : i64]} : (!hop.tensor<[2, 8], f32>) -> !hop.tensor<[16], f32>
+    %c = aten.clone(%r) : (!hop.tensor<[16], f32>) -> !hop.tensor<[16], f32>
+    %e = aten.exp(%c) : (!hop.tensor<[16], f32>) -> !hop.tensor<[16], f32>
+    func.return %e : !hop.tensor<[16], f32>
+  }
+}
+
+// -----
+
+// Must not fire: a clone of an argument (the caller's storage), a clone
+// whose operand another op reads (both would share a buffer; here both are
+// returned), a clone into a memory format of its own.
+// CHECK-LABEL: builtin.module
+// CHECK:       func.func @f
+// CHECK-NEXT:    kernel.launch @extern_clone(%x)
+// CHECK-NEXT:    %[[N:.*]] = kernel.launch @pointwise_neg(%x)
+// CHECK-NEXT:    kernel.launch @extern_clone(%[[N]])
+// CHECK-NEXT:    %[[M:.*]] = kernel.launch @pointwise_exp(%x)
+// CHECK-NEXT:    kernel.launch @extern_clone_1(%[[M]])
+builtin.module {
+  func.func @f(%x: !hop.tensor<[2, 8], f32>) -> (!hop.tensor<[2, 8], f32>, !hop.tensor<[2, 8], f32>, !hop.tensor<[2, 8], f32>, !hop.tensor<[2, 8], f32>) {
+    %a = aten.clone(%x) : (!hop.tensor<[2, 8], f32>) -> !hop.tensor<[2, 8], f32>
+    %n = aten.neg(%x) : (!hop.tensor<[2, 8], f32>) -> !hop.tensor<[2, 8], f32>
+    %b = aten.clone(%n) : (!hop.tensor<[2, 8], f32>) -> !hop.tensor<[2, 8], f32>
+    %m = aten.exp(%x) : (!hop.tensor<[2, 8], f32>) -> !hop.tensor<[2, 8], f32>
+    %c = aten.clone(%m) {memory_format = "contiguous_format"} : (!hop.tensor<[2, 8], f32>) -> !hop.tensor<[2, 8], f32>
+    func.return %a, %n, %b, %c : !hop.tensor<[2, 8], f32>, !hop.tensor<[2, 8], f32>, !hop.tensor<[2, 8], f32>, !hop.tensor<[2, 8], f32>
+  }
+}
+
+// -----
+
+// Must not fire: `slice_scatter`, though PyTorch tags it a `_copy` view,
+// lays its result out as its operand (a clone that keeps strides).
+// CHECK-LABEL: builtin.module
+// CHECK:       func.func @f
+// CHECK-NEXT:    %[[N:.*]] = kernel.launch @pointwise_neg(%x)
+// CHECK-NEXT:    %[[T:.*]] = kernel.launch @extern_t_copy(%[[N]])
+// CHECK-NEXT:    kernel.launch @extern_slice_scatter(%[[T]], %y)
+builtin.module {
+  func.func @f(%x: !hop.tensor<[2, 8], f32>, %y: !hop.tensor<[2, 2], f32>) -> !hop.tensor<[8, 2], f32> {
+    %n = aten.neg(%x) : (!hop.tensor<[2, 8], f32>) -> !hop.tensor<[2, 8], f32>
+    %t = aten.t_copy(%n) : (!hop.tensor<[2, 8], f32>) -> !hop.tensor<[8, 2], f32>
+    %s = aten.slice_scatter(%t, %y) {dim = 0 : i64, start = 0 : i64, end = 2 : i64} : (!hop.tensor<[8, 2], f32>, !hop.tensor<[2, 2], f32>) -> !hop.tensor<[8, 2], f32>
+    func.return %s : !hop.tensor<[8, 2], f32>
   }
 }

@@ -201,3 +201,16 @@ func.func @scan_carry_changed_in_place(%init: !hop.tensor<[4], f32>, %xs: !hop.t
   %0 = aten.sin_(%r#0) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
   func.return %r#0 : !hop.tensor<[4], f32>
 }
+
+// -----
+
+// hop.associative_scan must not change its operands: here the right slice of %x.
+func.func @associative_scan_mutates_a_slice(%x: !hop.tensor<[3, 4], f32>) -> !hop.tensor<[3, 4], f32> {
+  %r = hop.associative_scan xs(%x) additional() : (!hop.tensor<[3, 4], f32>), () -> !hop.tensor<[3, 4], f32> {
+  ^bb0(%a: !hop.tensor<[4], f32>, %b: !hop.tensor<[4], f32>):
+    // expected-error @+1 {{'aten.add_.Tensor' op changes %b in place, an operand (xs) of the enclosing 'hop.associative_scan' body}}
+    %s = aten.add_.Tensor(%b, %a) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
+    hop.yield %s : !hop.tensor<[4], f32>
+  }
+  func.return %r : !hop.tensor<[3, 4], f32>
+}

@@ -1,0 +1,104 @@
+"""A kernel-level function's generated host code, located and compiled once.
+
+``generate_function`` runs the ``HostBuilder`` of ``codegen`` over a function
+and wraps its body so that a failure of a generated line is raised again at
+the op it came from; ``GeneratedFunction`` holds the source, the namespace its
+outer function closes over, and the op of each line (Note [generated host
+code] in ``hopc.backend.host.codegen``). Invariant: the source embeds no text
+from the IR, only counter names (``hopc.backend.host.names``).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import sys
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation
+
+from hopc.backend.host.codegen import HostBuilder, Line, Lowering
+from hopc.backend.host.names import FUNCTION, VALUE
+from hopc.backend.host.scalars import host_scalars
+from hopc.backend.interpreter import interpreter_error
+from hopc.backend.runtime.plan import unshared_results
+
+FAILURES = (RuntimeError, ValueError, TypeError, IndexError, KeyError, ZeroDivisionError)
+"""What a failing ATen call or symbol expression raises; re-raised located (Note [generated host code])."""
+
+
+@dataclass(frozen=True)
+class GeneratedFunction:
+    """A function's generated source, its namespace, and the op each source line came from."""
+
+    source: str
+    """One outer function, taking the namespace's names and returning the entry function
+    (Note [generated host code])."""
+    namespace: dict[str, object]
+    outer: str
+    """The name of the outer function."""
+    filename: str
+    line_ops: dict[int, Operation]
+
+    def compile(self) -> Callable[..., list[object]]:
+        """Compiles and runs the source once; the entry function, ``*args -> results``
+        (its ``source`` attached), closed over the namespace's values."""
+        code_globals: dict[str, object] = {}
+        exec(compile(self.source, self.filename, "exec"), code_globals)
+        entry = code_globals.pop(self.outer)(**self.namespace)
+        entry.source = self.source
+        return entry
+
+
+_generated_count = itertools.count()
+
+
+def generate_function(function: FuncOp, lower_launch: Lowering, device: str,
+                      first_write_allocates: bool = False) -> GeneratedFunction:
+    """The source of ``function`` (Note [generated host code]); HopcError for an op without a
+    lowering. ``first_write_allocates``: Note [first write allocates]."""
+    from hopc.backend.host import ops_hop, ops_kernel, ops_regions  # noqa: F401  (fill LOWERINGS)
+
+    builder = HostBuilder(lower_launch, device, host_scalars(function), first_write_allocates=first_write_allocates)
+    filename = f"<hopc generated {next(_generated_count)}>"
+    line_ops: dict[int, Operation] = {}
+    block = function.body.block
+    parameters = [builder.names.fresh(VALUE) for _ in block.args]
+    with builder.function(["*args"]) as entry:
+        if parameters:
+            builder.unpack(parameters, "args")
+        builder.emit("try:")
+        with builder.indented():
+            results = builder.lower_block(block, parameters, isolated=True)
+            returned = f"[{', '.join(results)}]"
+            if builder.constants:
+                storages = frozenset(t.untyped_storage().data_ptr() for t in builder.constants)
+                returned = f"{builder.bind(unshared_results, FUNCTION)}({returned}, {builder.bind(storages)})"
+            builder.emit(f"return {returned}")
+        builder.emit(f"except {builder.bind(FAILURES)}:")
+        with builder.indented():
+            relocate = functools.partial(_relocate, filename, line_ops)
+            builder.emit(f"{builder.bind(relocate, FUNCTION)}()")
+            builder.emit("raise")
+    outer = builder.names.fresh(FUNCTION)
+    lines: list[Line] = [(f"def {outer}({', '.join(builder.names.namespace)}):", None)]
+    lines += [("    " + text, op) for function_lines in builder.functions for text, op in function_lines]
+    lines.append((f"    return {entry}", None))
+    line_ops.update((number, op) for number, (_, op) in enumerate(lines, start=1) if op is not None)
+    source = "\n".join(text for text, _ in lines) + "\n"
+    return GeneratedFunction(source, builder.names.namespace, outer, filename, line_ops)
+
+
+def _relocate(filename: str, line_ops: dict[int, Operation]) -> None:
+    """Raises the failure being handled again, located at the op whose generated line raised it
+    (the innermost such line); returns where no generated line did."""
+    error = sys.exc_info()[1]
+    found = None
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        if frame.f_code.co_filename == filename and line in line_ops:
+            found = line_ops[line]
+    if found is not None:
+        raise interpreter_error(found, f"failed: {error}") from error

@@ -1,0 +1,367 @@
+"""The persistent compile cache (``hopc.compile_cache``): a hit runs what the miss ran, what the
+stages read changes the key, and a bad entry or directory is a miss or a located warning."""
+
+from __future__ import annotations
+
+import copy
+import errno
+import importlib.util
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import hopc
+from hopc import compile_cache, driver
+from hopc.backend.runtime.executors import LoweringOptions
+from hopc.compile_cache import COUNTS, HOPC_PACKAGES, CacheSlot, CompileCacheWarning, cache_key
+from hopc.driver import CompileOptions
+from hopc.ir.diagnostics import HopcError
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+COND = (ROOT / "examples" / "cond.mlir").read_text()
+TRAINING = COND.replace("%x: !hop.tensor<[s0, 4], f32>)", "%x: !hop.tensor<[s0, 4], f32> {hop.requires_grad})")
+"""``cond(x.sum() > 0, sin, cos)(x) * 2``, differentiated in ``x``."""
+
+STORE_REPEATEDLY = """
+import sys, hopc
+from hopc import compile_cache
+from hopc.driver import CompileOptions
+module = hopc.parse(sys.argv[1])
+slot = compile_cache.cache_slot(module, CompileOptions(), "cpu")
+print(slot.key, flush=True)
+sys.stdin.readline()
+for _ in range(int(sys.argv[2])):
+    slot.store(module)
+"""
+"""A process that stores the hop-level module ``argv[1]`` as its entry ``argv[2]`` times, once
+it has printed its key and read a line."""
+
+
+@pytest.fixture
+def cache(monkeypatch, tmp_path) -> pathlib.Path:
+    """The compile cache turned on, in a directory of the test's own (missing until used)."""
+    directory = tmp_path / "cache"
+    monkeypatch.setenv("HOPC_CACHE", "1")
+    monkeypatch.setenv("HOPC_CACHE_DIR", str(directory))
+    return directory
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def _counts() -> tuple[int, int]:
+    return COUNTS.hits, COUNTS.misses
+
+
+def _train(text: str, x: torch.Tensor, **options: object) -> tuple[torch.Tensor, torch.Tensor]:
+    """The output of the hop-level module ``text`` compiled with ``options`` and the gradient of its sum."""
+    x = x.clone().requires_grad_()
+    (y,) = hopc.compile(hopc.parse(text), **options)(x)
+    y.sum().backward()
+    return y.detach(), x.grad
+
+
+def _eager(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    x = x.clone().requires_grad_()
+    y = torch.cond(x.sum() > 0, lambda x: x.sin(), lambda x: x.cos(), (x,)) * 2
+    y.sum().backward()
+    return y.detach(), x.grad
+
+
+# ---------------------------------------------------------------- hits
+
+
+def test_a_hit_trains_as_the_miss_without_running_the_host_stages(cache, monkeypatch):
+    x = torch.randn(3, 4)
+    hits, misses = _counts()
+    miss = _train(TRAINING, x)
+    assert _counts() == (hits, misses + 1)
+    (entry,) = cache.glob("*.hopc")
+    assert "func.func @backward" in entry.read_text()
+
+    def not_run(*arguments):
+        raise AssertionError("a hit runs no host-level stage")
+
+    monkeypatch.setattr(driver, "to_functional", not_run)
+    monkeypatch.setattr(driver, "to_differentiated", not_run)
+    hit = _train(TRAINING, x)
+    assert _counts() == (hits + 1, misses + 1)
+    for from_hit, from_miss, from_eager in zip(hit, miss, _eager(x), strict=True):
+        assert torch.equal(from_hit, from_miss)
+        torch.testing.assert_close(from_hit, from_eager)
+
+
+@pytest.mark.parametrize("mode", ["training", "no_grad", "freeze"])
+def test_a_hit_runs_a_dynamo_frame_as_the_miss(cache, mode):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+    model.train(mode != "freeze")
+    grad = mode == "training"
+    x = torch.randn(5, 4)
+    hits, misses = _counts()
+    runs = []
+    for _ in range(2):
+        torch._dynamo.reset()
+        compiled_model = copy.deepcopy(model)
+        with torch.set_grad_enabled(grad):
+            out = hopc.compile(compiled_model, freeze=mode == "freeze")(x)
+        if grad:
+            out.sum().backward()
+        runs.append([out.detach(), compiled_model[1].running_mean.clone(),
+                     *(parameter.grad for parameter in compiled_model.parameters() if grad)])
+    assert _counts() == (hits + 1, misses + 1)
+    eager_model = copy.deepcopy(model)
+    with torch.set_grad_enabled(grad):
+        expected = eager_model(x)
+    for from_hit, from_miss in zip(runs[1], runs[0], strict=True):
+        assert torch.equal(from_hit, from_miss)
+    torch.testing.assert_close(runs[1][0], expected)
+    torch.testing.assert_close(runs[1][1], eager_model[1].running_mean)
+
+
+def test_the_report_says_whether_the_frame_hit(cache, tmp_path):
+    reports = tmp_path / "reports"
+    for _ in range(2):
+        _train(TRAINING, torch.randn(3, 4), report_dir=reports)
+    first, second = sorted(reports.glob("*.html"))[:2]
+    assert re.search(r"miss: no entry \w+\.hopc; stored \(\d+ hits?, \d+ miss(es)? in this process\)",
+                     first.read_text())
+    page = second.read_text()
+    assert "Compile cache" in page and "hit: " in page and "in this process" in page
+    assert "differentiated (cached)" in page
+
+
+# ---------------------------------------------------------------- misses
+
+
+def test_what_the_stages_read_is_in_the_key(monkeypatch):
+    module = hopc.parse(COND)
+    options = CompileOptions()
+    key = cache_key(module, options, "cpu", "")
+    assert cache_key(hopc.parse(COND), options, "cpu", "") == key
+    assert cache_key(module, CompileOptions(print_ir_after_all=True, report_dir="reports"), "cpu", "") == key
+    changed = [
+        cache_key(module, CompileOptions(executor="aten"), "cpu", ""),
+        cache_key(module, CompileOptions(lowering=LoweringOptions(conds_as_selects="never")), "cpu", ""),
+        cache_key(module, CompileOptions(freeze=True), "cpu", ""),
+        cache_key(module, CompileOptions(verify_each=True), "cpu", ""),
+        cache_key(module, options, "cuda", ""),
+        cache_key(module, options, "cpu", "[['Eq(s0, 4)'], [], [], []]"),
+        cache_key(hopc.parse(COND.replace("aten.sin", "aten.tanh")), options, "cpu", ""),
+        cache_key(hopc.parse("\n" + COND), options, "cpu", ""),  # each op a line lower
+    ]
+    monkeypatch.setattr(compile_cache, "versions", lambda: "torch 0.0")
+    changed.append(cache_key(module, options, "cpu", ""))
+    assert len({key, *changed}) == len(changed) + 1
+
+
+def test_a_changed_option_version_or_program_misses(cache, monkeypatch):
+    x = torch.randn(3, 4)
+    _train(TRAINING, x)
+    hits, misses = _counts()
+    _train(TRAINING, x, executor="aten")
+    _train(TRAINING.replace("aten.sin", "aten.tanh"), x)
+    monkeypatch.setattr(compile_cache, "versions", lambda: "hopc of another day")
+    _train(TRAINING, x)
+    assert _counts() == (hits, misses + 3)
+    assert len(list(cache.glob("*.hopc"))) == 4
+
+
+def test_stages_that_guard_the_frame_are_never_stored(cache):
+    """``glu``'s derivative guards the frame that ``x.shape[1]`` is even (Note [frame facts in the key]);
+    without a gradient nothing guards, and the frame is stored."""
+    hits, misses = _counts()
+    for _ in range(2):
+        torch._dynamo.reset()
+        hopc.compile(lambda x: F.glu(x, 1), dynamic=True)(torch.randn(3, 8, requires_grad=True))
+    assert _counts() == (hits, misses + 2)
+    assert not list(cache.glob("*.hopc"))
+    with torch.no_grad():
+        hopc.compile(lambda x: F.glu(x, 1), dynamic=True)(torch.randn(3, 8))
+    assert len(list(cache.glob("*.hopc"))) == 1
+
+
+def test_a_module_whose_text_does_not_parse_back_is_not_stored(cache, monkeypatch):
+    def refused(text):
+        raise HopcError("the parser refuses what the printer wrote")
+
+    monkeypatch.setattr(compile_cache, "parse_cached", refused)
+    x = torch.randn(3, 4)
+    result = _train(TRAINING, x)
+    assert cache.is_dir() and not list(cache.iterdir())
+    for got, expected in zip(result, _eager(x), strict=True):
+        torch.testing.assert_close(got, expected)
+
+
+def test_the_cache_is_off_under_hopc_cache_0(cache, monkeypatch):
+    monkeypatch.setenv("HOPC_CACHE", "0")
+    counts = _counts()
+    _train(TRAINING, torch.randn(3, 4))
+    assert _counts() == counts and not cache.exists()
+    monkeypatch.setenv("HOPC_CACHE", "yes")
+    with pytest.raises(HopcError, match="HOPC_CACHE is 0 \\(no compile cache\\) or 1, not 'yes'"):
+        _train(TRAINING, torch.randn(3, 4))
+
+
+# ---------------------------------------------------------------- bad entries and directories
+
+
+def _entry_with_body(entry: pathlib.Path, body: str) -> str:
+    """An entry of ``entry``'s key holding ``body``, checksummed as a good one is."""
+    import hashlib
+
+    key = entry.name.removesuffix(compile_cache.ENTRY_SUFFIX)
+    return f"{compile_cache.ENTRY_HEADER}\nkey {key}\nsha256 {hashlib.sha256(body.encode()).hexdigest()}\n\n{body}"
+
+
+NOT_VERIFYING = """
+func.func @forward(%x: !hop.tensor<[2], f32>) -> !hop.tensor<[3], f32> {
+  func.return %x : !hop.tensor<[2], f32>
+}
+"""
+
+CORRUPTIONS = {
+    "truncated": lambda entry, text: text[: len(text) * 2 // 3],
+    "changed": lambda entry, text: text.replace("aten.cos", "aten.sin"),
+    "not_text": lambda entry, text: "\udcff garbage",
+    "another_key": lambda entry, text: text.replace(entry.stem, "0" * 64),
+    "not_ir": lambda entry, text: _entry_with_body(entry, "func.func @forward( {"),
+    "not_verifying": lambda entry, text: _entry_with_body(entry, NOT_VERIFYING),
+}
+
+
+@pytest.mark.parametrize("corruption", CORRUPTIONS)
+def test_a_corrupt_entry_is_a_located_warning_and_a_miss(cache, corruption):
+    x = torch.randn(3, 4)
+    _train(TRAINING, x)
+    (entry,) = cache.glob("*.hopc")
+    corrupt = CORRUPTIONS[corruption](entry, entry.read_text())
+    entry.write_bytes(corrupt.encode("utf-8", errors="surrogateescape"))
+    hits, misses = _counts()
+    with pytest.warns(CompileCacheWarning, match="hopc ignores the compile cache entry") as caught:
+        result = _train(TRAINING, x)
+    assert caught[0].filename == __file__
+    assert _counts() == (hits, misses + 1)
+    for got, expected in zip(result, _eager(x), strict=True):
+        torch.testing.assert_close(got, expected)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompileCacheWarning)
+        _train(TRAINING, x)  # the miss stored a whole entry again
+    assert _counts() == (hits + 1, misses + 1)
+
+
+def test_an_entry_that_is_a_link_is_a_miss_and_replaced_not_followed(cache, tmp_path):
+    x = torch.randn(3, 4)
+    _train(TRAINING, x)
+    (entry,) = cache.glob("*.hopc")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's own file")
+    entry.unlink()
+    entry.symlink_to(victim)
+    hits, misses = _counts()
+    _train(TRAINING, x)
+    assert _counts() == (hits, misses + 1)
+    assert victim.read_text() == "the user's own file" and not entry.is_symlink()
+
+
+def test_a_read_only_directory_serves_hits_and_warns_where_it_cannot_store(cache, monkeypatch):
+    x = torch.randn(3, 4)
+    _train(TRAINING, x)
+    cache.chmod(0o500)
+    try:
+        hits, misses = _counts()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", CompileCacheWarning)
+            _train(TRAINING, x)
+        assert _counts() == (hits + 1, misses)
+        if os.geteuid() == 0:  # root writes to a read-only directory all the same: say it cannot
+            def refused(path, text):
+                raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+            monkeypatch.setattr(compile_cache, "write_private_file", refused)
+        with pytest.warns(CompileCacheWarning, match="cannot store the compile cache entry .*Permission denied"):
+            result = _train(TRAINING.replace("aten.sin", "aten.tanh"), x)
+        assert len(list(cache.glob("*.hopc"))) == 1
+        torch.testing.assert_close(result[0], torch.where(x.sum() > 0, x.tanh(), x.cos()) * 2)
+    finally:
+        cache.chmod(0o700)
+
+
+def test_a_directory_of_another_user_is_refused_with_a_located_warning(cache, monkeypatch):
+    cache.mkdir(mode=0o700)
+    if os.geteuid() == 0:
+        os.chown(cache, 12345, 12345)
+    else:  # only root can give a directory away: make this user another one instead
+        user = os.getuid()
+        monkeypatch.setattr(os, "getuid", lambda: user + 1)
+    counts = _counts()
+    with pytest.warns(CompileCacheWarning, match="will not use the directory .*: it belongs to user id") as caught:
+        result = _train(TRAINING, torch.ones(3, 4))
+    assert caught[0].filename == __file__
+    assert _counts() == counts and not list(cache.iterdir())
+    torch.testing.assert_close(result[0], _eager(torch.ones(3, 4))[0])
+
+
+def test_a_symlinked_directory_is_refused(cache, tmp_path, monkeypatch):
+    target = tmp_path / "elsewhere"
+    target.mkdir(mode=0o700)
+    cache.symlink_to(target)
+    with pytest.warns(CompileCacheWarning, match="it is a symbolic link"):
+        _train(TRAINING, torch.randn(3, 4))
+    assert not list(target.iterdir())
+
+
+def test_two_processes_storing_at_once_leave_one_whole_entry(cache):
+    """Two processes store one entry over and over, at once, while this one reads it: every
+    read finds no entry or a whole one, and both processes found the key this one finds."""
+    module = hopc.parse(COND)
+    slot = compile_cache.cache_slot(module, CompileOptions(), "cpu")
+    command = [sys.executable, "-c", STORE_REPEATEDLY, COND, "20"]
+    writers = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+               for _ in range(2)]
+    keys = [writer.stdout.readline().strip() for writer in writers]
+    for writer in writers:
+        writer.stdin.write("go\n")
+        writer.stdin.flush()
+    loaded = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompileCacheWarning)
+        while any(writer.poll() is None for writer in writers):
+            loaded.append(slot.load())
+        loaded.append(slot.load())
+    assert [writer.wait() for writer in writers] == [0, 0] and keys == [slot.key, slot.key]
+    assert loaded[-1] is not None and [path.name for path in cache.iterdir()] == [slot.path.name]
+    texts = {compile_cache.module_text(found) for found in loaded if found is not None}
+    assert texts == {compile_cache.module_text(module)}
+
+
+def test_an_entry_is_written_whole_or_not_at_all(cache):
+    """A store is a rename of a whole file: a reader never sees part of one (Note [safe cache entries])."""
+    module = hopc.parse(COND)
+    slot = compile_cache.cache_slot(module, CompileOptions(), "cpu")
+    assert isinstance(slot, CacheSlot) and slot.path is not None and slot.load() is None
+    slot.store(module)
+    written = slot.path.read_bytes()
+    assert written.startswith(b"hopc-compile-cache 1\nkey ")
+    assert not [path for path in cache.iterdir() if path != slot.path]  # no temporary file left
+    assert compile_cache.module_text(slot.load()) == compile_cache.module_text(module)
+    assert slot.path.stat().st_mode & 0o777 == 0o600 and cache.stat().st_mode & 0o777 == 0o700
+
+
+def test_the_source_digest_covers_every_hopc_module():
+    folders = tuple(folder for package in HOPC_PACKAGES
+                    for folder in importlib.util.find_spec(package).submodule_search_locations)
+    loaded = [module.__file__ for name, module in sys.modules.items()
+              if name.split(".")[0] == "hopc" and getattr(module, "__file__", None)]
+    assert loaded and all(file.startswith(folders) for file in loaded)
