@@ -82,7 +82,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hopc.backend.private_directory import private_directory, read_private_file, user_cache_root, write_private_file
-from hopc.ir.diagnostics import HopcError, user_location
+from hopc.ir.diagnostics import HOPC_PACKAGES, HopcError, user_location
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -97,8 +97,6 @@ CACHED_TEXT_FILENAME = "<hopc compile cache>"
 """The file name the parser gives a cached op that had no location (Note [safe cache entries])."""
 SHOWN_ONLY = frozenset({"report_dir", "print_ir_after_all"})
 """The compile options that only show the stages, left out of the key (Note [compile cache key])."""
-HOPC_PACKAGES = ("hopc", "hopc.ir", "hopc.dialects", "hopc.passes", "hopc.frontend", "hopc.backend")
-"""hopc's top-level packages, whose sources the key digests (each a folder of the checkout)."""
 SOURCE_SUFFIXES = (".py", ".json")
 
 

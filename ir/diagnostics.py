@@ -100,8 +100,9 @@ class LineIndex:
         return line + 1 + self._line_offset, offset - self._starts[line] + 1
 
 
-_HOPC_PACKAGES = ("hopc", "hopc.ir", "hopc.dialects", "hopc.passes", "hopc.frontend", "hopc.backend")
-"""hopc's top-level packages (in an editable install, each a top-level folder of the checkout)."""
+HOPC_PACKAGES = ("hopc", "hopc.ir", "hopc.dialects", "hopc.passes", "hopc.frontend", "hopc.backend")
+"""hopc's top-level packages (in an editable install, each a top-level folder of the checkout):
+where locations skip hopc's frames, and whose sources the compile cache's key digests."""
 
 
 @cache
@@ -118,7 +119,7 @@ def is_torch_source(path: str) -> bool:
 
 def is_hopc_source(path: str) -> bool:
     """Whether ``path`` is one of hopc's own source files."""
-    return path.startswith(_source_folders(_HOPC_PACKAGES))
+    return path.startswith(_source_folders(HOPC_PACKAGES))
 
 
 def user_location(stack: traceback.StackSummary | None) -> Location | None:

@@ -20,9 +20,9 @@ import torch.nn.functional as F
 import hopc
 from hopc import compile_cache, driver
 from hopc.backend.runtime.executors import LoweringOptions
-from hopc.compile_cache import COUNTS, HOPC_PACKAGES, CacheSlot, CompileCacheWarning, cache_key
+from hopc.compile_cache import COUNTS, CacheSlot, CompileCacheWarning, cache_key
 from hopc.driver import CompileOptions
-from hopc.ir.diagnostics import HopcError
+from hopc.ir.diagnostics import HOPC_PACKAGES, HopcError
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 COND = (ROOT / "examples" / "cond.mlir").read_text()
