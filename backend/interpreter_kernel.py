@@ -4,7 +4,9 @@ A launch runs its kernel's body op by op, as a call of a ``hop.subgraph``
 (its parameters bound afresh from the operands); with ``into`` buffers, each
 result is copied into its buffer and the buffer is the result, so a later
 launch into the same buffer overwrites it, as the compiled executors do. An
-allocation evaluates its shape and strides under the symbols bound then.
+allocation evaluates its shape and strides under the symbols bound then. A
+``kernel.graph`` runs its body as a callee (a graph binds its own symbols);
+its conds and whiles run as they would outside it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import torch
 from hopc.backend.interpreter import Frame, interpreter_error
 from hopc.backend.interpreter_hop import run_callee
 from hopc.backend.interpreter_registry import impl, register_impls
-from hopc.dialects.kernel import AllocOp, LaunchOp
+from hopc.dialects.kernel import AllocOp, GraphOp, LaunchOp
 from hopc.torch_bridge.torch_values import dtype_of, evaluate_dim
 
 
@@ -32,6 +34,11 @@ class KernelImpls:
         for buffer, result in zip(buffers, results, strict=True):
             buffer.copy_(result)
         return list(buffers)
+
+    @impl(GraphOp)
+    def run_graph(self, op: GraphOp, frame: Frame) -> list[object]:
+        block = op.body.block
+        return run_callee(op.body, [a.type for a in block.args], frame.get(op.inputs), frame, op)
 
     @impl(AllocOp)
     def run_alloc(self, op: AllocOp, frame: Frame) -> list[object]:

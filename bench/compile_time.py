@@ -304,12 +304,25 @@ def main() -> None:
     names, modes = options.programs.split(","), options.modes.split(",")
     for unknown in [n for n in names if n not in PROGRAMS] + [m for m in modes if m not in MODES]:
         parser.error(f"unknown program or mode '{unknown}'")
+    _byte_compile_hopc()
     print(f"bench/compile_time.py: torch {torch.__version__}, Python {sys.version.split()[0]}, "
           f"{os.cpu_count()} CPUs; load average {_load()}")
     if options.stages:
         stages(names, modes)
     else:
         report(names, modes, options.runs)
+
+
+def _byte_compile_hopc() -> None:
+    """Write hopc's bytecode before any fresh process is timed, as an installed wheel ships
+    it: with ``PYTHONDONTWRITEBYTECODE`` set or a fresh checkout, every process would otherwise
+    compile hopc's sources again (0.41 against 0.24 CPU s to import hopc, measured)."""
+    import compileall
+
+    import hopc
+
+    compileall.compile_dir(os.path.dirname(os.path.dirname(hopc.__file__)), quiet=2,
+                           rx=re.compile(r"[/\\](\.venv[^/\\]*|\.git|build|tests|lit_tests)([/\\]|$)"))
 
 
 if __name__ == "__main__":

@@ -29,9 +29,10 @@ the module. Targets (issue 2):
 
 ``--passes`` instead measures, in process, the per-op cost of every
 registered pass (each on an input of the level it expects), of parsing and of
-printing, at 1k, 2k, 4k and 8k ATen ops (``--quick``: 250 to 2k), and the
-growth of each from the smallest size to the largest (target, issue 25: at
-most 1.3x); ``bench/pass_scaling.py`` says how.
+printing, at 1k, 2k, 4k and 8k ATen ops (``--quick``: 250 to 2k), each size
+warm (the per-signature caches already hold its signatures), and the growth of
+each from the smallest size to the largest (target, issue 25: at most 1.3x);
+``bench/pass_scaling.py`` says how.
 """
 
 from __future__ import annotations

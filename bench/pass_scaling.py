@@ -16,11 +16,18 @@ form), ``hopc.dialects.verify.verify_module`` and ``str`` of the pipeline's outp
 Each time is the least CPU time (``time.process_time``) over ``--repeats``
 runs (fewer where the runs so far took ``REPEAT_BUDGET`` seconds), with the
 garbage collector off while timing (it otherwise adds a size-dependent cost
-to whatever runs): on a shared machine load from elsewhere only adds time. A
-warm-up on a small module first loads what every pass imports (torch, sympy)
-and fills per-signature caches, so that the sizes compare the work alone;
-each block's own scale (``trainable``) is a signature of its own, though, so
-``autograd`` traces one derivative per block, a cost per op like any other.
+to whatever runs): on a shared machine load from elsewhere only adds time.
+
+Every size is measured warm: before its timed runs, each row runs once
+untimed on the same input, which loads what the row imports (torch, sympy)
+and fills the process's per-signature caches (``autograd``'s derivative
+traces, the op tracer's result types) with every signature of that input.
+Each block's own scale (``trainable``) is a signature of its own, so without
+that run the first run of a size would trace one derivative per block and
+the others none: the least of the repeats would be a warm run at the small
+sizes, where the budget allows repeats, and a cold one at the large sizes,
+where it does not. Warm, every size times the pass's own work alone.
+
 The per-op cost divides by the ops (all of them, nested ones included) of the
 pass's input; the target (issue 25) is at most 1.3x the smallest size's at
 the largest size, for every row.
@@ -56,7 +63,6 @@ INPUT_STAGES: dict[str, tuple[str, ...]] = {
 the pipeline makes every input); any other pass gets ``STAGES``' output."""
 
 GROWTH_TARGET = 1.3
-WARM_UP_SIZE = 100
 REPEAT_BUDGET = 5.0
 """Seconds of runs after which a row is not repeated further at that size."""
 
@@ -120,16 +126,15 @@ def measure(sizes: Sequence[int], repeats: int, passes: Sequence[str]) -> tuple[
     wanted = {stages for stages, _, _ in rows.values()}
     seconds: dict[str, dict[int, float]] = {label: {} for label in rows}
     ops: dict[str, dict[int, int]] = {label: {} for label in rows}
-    for size in [WARM_UP_SIZE, *sizes]:
+    for size in sizes:
         inputs = modules_by_stages(size, wanted, context)
         texts = {stages: str(module) for stages, module in inputs.items()}
         for label, (stages, action, takes_text) in rows.items():
             module = inputs[stages]
             prepare = (lambda text=texts[stages]: text) if takes_text else module.clone
-            least = least_cpu_seconds(action, prepare, 1 if size == WARM_UP_SIZE else repeats)
-            if size != WARM_UP_SIZE:
-                seconds[label][size] = least
-                ops[label][size] = sum(1 for _ in module.walk()) - 1
+            action(prepare())  # warms the caches with this input's signatures (the module docstring)
+            seconds[label][size] = least_cpu_seconds(action, prepare, repeats)
+            ops[label][size] = sum(1 for _ in module.walk()) - 1
         print(f"  {size} ATen ops generated: measured", flush=True)
     return seconds, ops
 

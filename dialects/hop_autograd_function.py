@@ -59,6 +59,7 @@ from xdsl.irdl import (
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
+from hopc.dialects.hop_call_results import fresh_result_symbols
 from hopc.dialects.hop_common import describe
 from hopc.dialects.hop_subgraph import CalleeMemoryEffect, InvokeSubgraphInterface, SubgraphOp
 from hopc.ir.substitution import InconsistentBinding, bind, substitute
@@ -88,7 +89,8 @@ class AutogradFunctionOp(IRDLOperation):
                  : (!hop.tensor<[4], f32>) -> (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>)
 
     Restrictions: the call of ``@forward`` verifies as a ``hop.invoke_subgraph``
-    would (Note [subgraph symbols]); ``@backward`` takes the types of the
+    would (Note [subgraph symbols]), a size the forward defines named by a symbol of
+    the call's own (Note [call result symbols]); ``@backward`` takes the types of the
     first ``output_count`` results (the cotangents), then of the others (the saved
     values), and yields, for each position in ``gradients`` (increasing), a
     value of that operand's type.
@@ -145,9 +147,10 @@ class AutogradFunctionOp(IRDLOperation):
             if found is None:
                 raise VerifyException(f"'{self.name}' {role} {symbol} is no known hop.subgraph")
         _check_call(f"operands of forward {self.callee}", forward.input_types, self.inputs, "operand")
-        substitution = _binding(f"forward {self.callee}", forward.input_types, self.inputs)
+        renaming = _binding(f"forward {self.callee}", forward.input_types, self.inputs) \
+            | fresh_result_symbols(self, forward.body.block, forward.output_types)
         _check_types(f"results of forward {self.callee}", self.outputs,
-                     [substitute(t, substitution) for t in forward.output_types], "result")
+                     [substitute(t, renaming) for t in forward.output_types], "result")
         count = self.output_count.value.data
         if not 0 <= count <= len(self.outputs):
             raise VerifyException(f"'{self.name}' has {len(self.outputs)} results, fewer than its "

@@ -32,6 +32,12 @@ any unbacked size (Note [interpreter symbol scopes] in
 operand mentions it; a producer of calls gives each call its own symbols
 (``hopc.passes.autograd.hops.outlining.call``). This is Note [cond result
 symbols] in ``hopc.dialects.hop`` for ops with one body.
+
+A size the body defines that its results have only inside an expression
+(``torch.cat([y, y, y, y])`` of a mask-picked ``y``: ``[4*u8]``) has no
+result to bind a name of the call's own from, so a call may not rename it:
+the verifier names it and asks for a result with it as a whole dimension
+(returning ``y`` as well names ``u8``, and ``[4*u8]`` follows it).
 """
 
 from __future__ import annotations
@@ -42,10 +48,10 @@ from xdsl.ir import Attribute, Block, Operation
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import describe
-from hopc.ir.dims import Dim
+from hopc.ir.dims import Dim, dim_symbols
 from hopc.ir.substitution import InconsistentBinding, bind, parameters
 from hopc.ir.symbol_uses import symbols_of_attribute
-from hopc.ir.types import free_symbols_of_types
+from hopc.ir.types import TensorType, free_symbols_of_types
 
 
 def defined_symbols(block: Block) -> set[str]:
@@ -93,4 +99,23 @@ def fresh_result_symbols(op: Operation, body: Block, yielded_types: Sequence[Att
             if twin is not None:
                 raise VerifyException(f"{where} has {dim} for both {twin} and {symbol}, two sizes "
                                       "the body defines")
+    _check_named(op, defined - renaming.keys(), yielded_types)
     return renaming
+
+
+def _check_named(op: Operation, unnamed: set[str], yielded_types: Sequence[Attribute]) -> None:
+    """Raises where a result renames a size the body defines that no result has as a whole
+    dimension (``[4*u1]`` yielded, ``[4*u2]`` at the call): the call's symbol would be bound
+    by nothing, so only the body's own expression is accepted there (Note [call result symbols])."""
+    for index, (yielded, result) in enumerate(zip(yielded_types, op.results)):
+        if not isinstance(yielded, TensorType) or not isinstance(result.type, TensorType) \
+                or yielded.rank != result.type.rank:
+            continue  # the comparison of the types reports it
+        for dim, got in zip(yielded.shape, result.type.shape, strict=True):
+            inside = sorted(dim_symbols(dim) & unnamed)
+            if inside and got != dim:
+                raise VerifyException(
+                    f"'{op.name}' result #{index} {describe(result)} of type {result.type} has {got} for "
+                    f"{dim}: {', '.join(inside)}, a size the body defines, fresh at each call, is a whole "
+                    "dimension of no result, so the call cannot name it; return (and use) a tensor of "
+                    "the body that has it as a whole dimension too")

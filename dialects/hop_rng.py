@@ -28,12 +28,14 @@ snapshot taken when it was read; it may be passed to regions, yielded,
 returned and taken as an entry argument (the backward of a recomputed region
 receives the forward's state as a saved value).
 
-The generator is the CPU's default one (``torch.get_rng_state`` /
-``torch.set_rng_state``): at run time a state is a 1-d ``uint8`` tensor
-(5056 bytes, the Mersenne Twister state), and only random ops that draw on
-the CPU are replayed. On CUDA, PyTorch's Philox generator's state is a seed
-and an offset (``torch.cuda.get_rng_state``); a form of these ops for it is
-left to the GPU backend, where a recompute sets the offset its draws start at.
+The generators are the default ones: at run time a state is a 1-d
+``uint8`` tensor, the CPU generator's state (``torch.get_rng_state``: 5056
+bytes, the Mersenne Twister state) followed, where CUDA is initialized, by
+each CUDA device's (``torch.cuda.get_rng_state_all``: a Philox seed and
+offset), so random ops that draw on either are replayed
+(``hopc.backend.interpreter_rng``). These ops run on the host, never inside a
+CUDA graph (Note [cuda graph segments] in ``hopc.passes.form_cuda_graphs``);
+a graph's replay draws from the offset the generator has when it starts.
 """
 
 from __future__ import annotations

@@ -54,7 +54,6 @@ from xdsl.traits import (
     RecursiveMemoryEffect,
     SingleBlockImplicitTerminator,
     SymbolOpInterface,
-    SymbolTable,
     get_effects,
 )
 from xdsl.utils.exceptions import VerifyException
@@ -72,6 +71,7 @@ from hopc.dialects.hop_single_body import SingleBodyInterface
 from hopc.dialects.hop_yield import YieldOp, check_values, yield_of
 from hopc.ir.dims import Dim
 from hopc.ir.substitution import InconsistentBinding, bind, substitute
+from hopc.ir.symbol_table import lookup_symbol
 
 
 class SubgraphInterface(HopRegionInterface):
@@ -203,7 +203,7 @@ class InvokeSubgraphOp(IRDLOperation):
     assembly_format = "$callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs)"
 
     def subgraph(self) -> SubgraphOp | None:
-        found = SymbolTable.lookup_symbol(self, self.callee)
+        found = lookup_symbol(self, self.callee)  # by a table (Note [symbol lookup table])
         return found if isinstance(found, SubgraphOp) else None
 
     def verify_(self) -> None:

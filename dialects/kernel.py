@@ -10,7 +10,10 @@ level]). Ops:
   symbols its iteration space needs, as SSA ``!hop.symint`` values;
 - ``kernel.alloc``: a buffer of a given shape, strides and device, which a
   launch writes its result into (``into(...)``), after ``plan-memory``; its
-  type, ``!kernel.buffer``, lives in ``hopc.dialects.kernel_buffer``.
+  type, ``!kernel.buffer``, lives in ``hopc.dialects.kernel_buffer``;
+- ``kernel.graph``: launches and allocations that one CUDA graph captures,
+  after ``form-cuda-graphs`` (Note [cuda graph segments] in
+  ``hopc.passes.form_cuda_graphs``).
 
 Note [kernel level]
 ~~~~~~~~~~~~~~~~~~~
@@ -47,13 +50,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolNameConstraint, SymbolRefAttr
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, StringAttr, SymbolNameConstraint, SymbolRefAttr, i64
 from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_op_definition,
     lazy_traits_def,
+    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -69,6 +74,7 @@ from xdsl.traits import (
     MemoryEffect,
     MemoryEffectKind,
     Pure,
+    RecursiveMemoryEffect,
     SymbolOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
@@ -91,11 +97,12 @@ DEVICE_ATTRIBUTE = "kernel.device"
 
 @irdl_op_definition
 class YieldOp(IRDLOperation):
-    """Returns a kernel's results: ``kernel.yield %a : T``. Only in a ``kernel.kernel``."""
+    """Returns a kernel's or a graph's results: ``kernel.yield %a : T``. Only in a
+    ``kernel.kernel`` or a ``kernel.graph``."""
 
     name = "kernel.yield"
     values = var_operand_def()
-    traits = lazy_traits_def(lambda: (IsTerminator(), Pure(), HasParent(KernelOp)))
+    traits = lazy_traits_def(lambda: (IsTerminator(), Pure(), HasParent(KernelOp, GraphOp)))
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def __init__(self, *values: SSAValue):
@@ -277,6 +284,89 @@ class AllocOp(IRDLOperation):
                                   f"{', '.join(sorted(missing))} as operands")
 
 
+# --------------------------------------------------------------------------- CUDA graphs
+
+CONDITIONAL_NODE = "kernel.conditional_node"
+"""The attribute of a ``hop.cond`` (``"if"``) or ``hop.while`` (``"while"``) inside a
+``kernel.graph`` that its graph captures as a conditional node (Note [conditional nodes] in
+``hopc.passes.form_cuda_graphs``)."""
+
+
+@irdl_op_definition
+class GraphOp(IRDLOperation):
+    """Launches that one CUDA graph captures, recorded once per size (Note [cuda graph segments]
+    in ``hopc.passes.form_cuda_graphs``).
+
+        def graph(*operands):
+            key = the operands' shapes and symbol values
+            if key not in recordings:
+                results = body(*operands)    # warm-up: compiles, autotunes; conds read on the host
+                if every cond and while body has run for key:
+                    recordings[key] = capture(body)    # on a side stream, into the device's pool
+                return results
+            copy the operands into the recording's inputs (``in_place`` ones: used as they are)
+            replay the recording
+            return [clone(r) for r in the recording's results]
+
+    Example::
+
+        hop.symbol @s0 backed [2, oo]
+        kernel.kernel @sin "pointwise" {
+        ^bb0(%a: !hop.tensor<[s0], f32>):
+          %s = aten.sin(%a) : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+          kernel.yield %s : !hop.tensor<[s0], f32>
+        }
+        %r = kernel.graph(%x, %n) : (!hop.tensor<[s0], f32>, !hop.symint<s0>) -> !hop.tensor<[s0], f32> {
+        ^bb0(%a: !hop.tensor<[s0], f32>, %m: !hop.symint<s0>):
+          %b = kernel.alloc(%m) : (!hop.symint<s0>) -> !kernel.buffer<[s0], f32, [1], cuda>
+          %s = kernel.launch @sin(%a) into(%b : !kernel.buffer<[s0], f32, [1], cuda>)
+              : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+          kernel.yield %s : !hop.tensor<[s0], f32>
+        }
+
+    Restrictions: the body takes the operands' types and yields the result
+    types; every op in it may be captured (``capture_obstacle``), and a
+    ``hop.cond`` or ``hop.while`` in it carries ``kernel.conditional_node``;
+    ``in_place`` names tensor operands.
+    """
+
+    name = "kernel.graph"
+    inputs = var_operand_def()
+    outputs = var_result_def()
+    in_place = opt_prop_def(DenseArrayBase)
+    """The operands a recording reads where they are (parameters and buffers), by index; every
+    other tensor operand is copied into the recording's own input before a replay."""
+    body = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect(), IsolatedFromAbove())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "`(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs) $body"
+
+    def __init__(self, inputs: Sequence[SSAValue], result_types: Sequence[Attribute], body: Region,
+                 in_place: Sequence[int] = ()):
+        properties = {"in_place": DenseArrayBase.from_list(i64, list(in_place))} if in_place else {}
+        super().__init__(operands=[inputs], result_types=[result_types], regions=[body], properties=properties)
+
+    @property
+    def in_place_operands(self) -> tuple[int, ...]:
+        return tuple(self.in_place.get_values()) if self.in_place is not None else ()
+
+    def verify_(self) -> None:
+        block = self.body.block
+        _check_types("'kernel.graph' block arguments", block.args, [v.type for v in self.inputs], "argument")
+        terminator = block.last_op
+        if not isinstance(terminator, YieldOp):
+            raise VerifyException("'kernel.graph' body must end with kernel.yield")
+        _check_types("'kernel.graph' yields", terminator.values, [v.type for v in self.outputs], "yield")
+        for index in self.in_place_operands:
+            if not 0 <= index < len(self.inputs) or not isinstance(self.inputs[index].type, TensorType):
+                raise VerifyException(f"'kernel.graph' in_place names operand #{index}, which is no tensor operand")
+        from hopc.dialects.kernel_capture import check_capturable  # the rules read this module's ops
+
+        for op in block.ops:
+            if op is not terminator:
+                check_capturable(op)
+
+
 def _check_types(what: str, values: Sequence[SSAValue], expected: Sequence[Attribute], role: str) -> None:
     if len(values) != len(expected):
         raise VerifyException(f"{what}: expected {len(expected)} values, got {len(values)}")
@@ -292,4 +382,4 @@ def module_device(module: ModuleOp) -> str:
     return attribute.data if isinstance(attribute, StringAttr) else "cpu"
 
 
-Kernel = Dialect("kernel", [KernelOp, YieldOp, LaunchOp, AllocOp], [BufferType])
+Kernel = Dialect("kernel", [KernelOp, YieldOp, LaunchOp, AllocOp, GraphOp], [BufferType])

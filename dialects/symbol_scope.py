@@ -24,13 +24,27 @@ numbered ops before ``i`` and after the ops inserted there earlier, and
 before ``i``: every insertion must be announced (``inserted``), and only
 right before a numbered op. An erased op's values are skipped (and
 forgotten) where a lookup meets them. Lookups at numbered ops only; no op of
-the block may be moved. Beyond the block the walk goes on as before.
+the block may be moved, but for the ops the scope is told will move
+(``moving``), whose values it never answers. Beyond the block the walk goes on
+as before.
+
+Note [values that move]
+~~~~~~~~~~~~~~~~~~~~~~~
+``convert-hop-to-kernel`` outlines a fusion group into one launch placed
+where the group's last op was, so the values of its other ops move down to
+that place. A ``hop.sym_size`` of one of them, inserted for a launch between
+the group's first and last op (a factory on a symbolic size that a backward
+recomputes, ``ones([s0, 4])``, outlined before the pointwise group around
+it), would then read a value defined after it. So those ops are ``moving``:
+a lookup passes over their values to the next value in scope (a block
+argument, a launch already placed).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
 from xdsl.builder import Builder
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
@@ -74,8 +88,11 @@ class _Ordered:
 class SymbolScope:
     """The values in scope at the ops of one block, indexed (module docstring)."""
 
-    def __init__(self, block: Block):
+    def __init__(self, block: Block, moving: AbstractSet[Operation] = frozenset()):
+        """``moving``: ops of ``block`` that will move further down it, whose values no lookup
+        answers (Note [values that move])."""
         self.block = block
+        self.moving = moving
         self.numbered: dict[Operation, int] = {op: index for index, op in enumerate(block.ops)}
         self.insertions = 0
         self.by_type: dict[Attribute, _Ordered] = {}
@@ -134,7 +151,8 @@ class SymbolScope:
         return (self.numbered[before], INSERTED_LAST, -(1 << 62))
 
     def _alive(self, value: SSAValue) -> bool:
-        return isinstance(value, BlockArgument) or value.owner.parent is self.block
+        return isinstance(value, BlockArgument) or \
+            (value.owner.parent is self.block and value.owner not in self.moving)
 
     def _add_results(self, op: Operation, position: tuple[int, int]) -> None:
         for index, result in enumerate(op.results):

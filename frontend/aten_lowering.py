@@ -24,11 +24,14 @@ decomposition run, which is exactly what the captured level wants:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
+from unittest import mock
 
 import torch
 import torch.fx
 from torch._dispatch.python import enable_python_dispatcher
+from torch._inductor.fx_passes import dedupe_symint_uses
 from torch._subclasses.fake_tensor import FakeTensorMode, unset_fake_temporarily
 from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -41,6 +44,7 @@ from hopc.frontend.kept_regions import keep_regions
 from hopc.frontend.while_int_carries import tensor_int_carries
 from hopc.fx_import.errors import first_paragraph
 from hopc.fx_import.locations import node_location
+from hopc.fx_import.shape_symbols import learned_about
 from hopc.ir.diagnostics import HopcError
 
 
@@ -89,7 +93,7 @@ def lower_to_aten(graph_module: torch.fx.GraphModule, fake_inputs: Sequence[obje
         with torch.fx.traceback.preserve_node_meta():
             return _LocatingInterpreter(graph_module).run(*inputs)
 
-    with unset_fake_temporarily(), enable_python_dispatcher(), fake_mode:
+    with unset_fake_temporarily(), enable_python_dispatcher(), fake_mode, _keeping_reads():
         # hopc differentiates the graph itself (``--autograd``): trace it on
         # detached inputs, so that no HOP runs its own autograd kernel.
         detached = [x.detach() if isinstance(x, torch.Tensor) else x for x in fake_inputs]
@@ -98,3 +102,31 @@ def lower_to_aten(graph_module: torch.fx.GraphModule, fake_inputs: Sequence[obje
     drop_block_tables(aten_graph)
     hoist_constants(aten_graph)
     return aten_graph
+
+
+_READS = frozenset({torch.ops.aten.item.default, torch.ops.aten._local_scalar_dense.default})
+"""The reads of a number from data."""
+
+
+@contextlib.contextmanager
+def _keeping_reads() -> Iterator[None]:
+    """Within, ``make_fx`` keeps the reads from data that the trace learned about apart from
+    the sizes they equal (Note [reads the trace learned about] in ``hopc.fx_import.shape_symbols``)."""
+    dedupe = dedupe_symint_uses.dedupe_symints
+
+    def dedupe_all_but_reads(graph: torch.fx.Graph) -> None:
+        hidden = {node: node.meta.pop("val") for node in graph.nodes if _reads_a_size(node)}
+        dedupe(graph)
+        for node, value in hidden.items():
+            node.meta["val"] = value
+
+    with mock.patch.object(dedupe_symint_uses, "dedupe_symints", dedupe_all_but_reads):
+        yield
+
+
+def _reads_a_size(node: torch.fx.Node) -> bool:
+    """Whether ``node`` is an ``.item()`` whose read the trace learned equals an expression
+    over input sizes (Note [reads the trace learned about])."""
+    value = node.meta.get("val")
+    return node.target in _READS and isinstance(value, torch.SymInt | torch.SymFloat) and \
+        learned_about(value.node._expr, value.node.shape_env)  # as read: ``.expr`` is as replaced

@@ -16,7 +16,12 @@ alone. Under the proxy mode that HOP traces the forward and the backward
 (on fresh cotangents shaped like the outputs, then the saved values) into
 graphs of their own and records one call node whose results are the
 forward's outputs then its saved values; everywhere else it runs the
-forward. The grad-mode switches Dynamo puts around both bodies go: hopc
+forward. A size the forward reads from data (``x[x > 0]``) is fresh at each
+call. The forward runs for the call's outputs without binding that size to
+the op being traced, as the backward is traced next on cotangents of that
+size, whose inputs would claim it; the importer names it by a symbol of the
+call's own (Note [call result symbols] in ``hopc.dialects.hop_call_results``).
+The grad-mode switches Dynamo puts around both bodies go: hopc
 differentiates neither. The importer makes the call a
 ``hop.autograd_function`` and the two graphs its ``hop.subgraph``s.
 
@@ -45,6 +50,7 @@ taking the gradient of the computed output (Note [aliased outputs]).
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from collections.abc import Callable
 
@@ -93,7 +99,8 @@ class KeptAutogradFunction(HigherOrderOperator):
     def _trace(self, mode: ProxyTorchDispatchMode, forward: torch.fx.GraphModule,
                backward: torch.fx.GraphModule, gradients: tuple[int, ...], *operands: object) -> object:
         traced_forward = reenter_make_fx(forward)(*operands)
-        outputs, saved = forward(*operands)
+        with _fresh_sizes_unbound(operands):
+            outputs, saved = forward(*operands)
         cotangents = [torch.empty_like(o) if isinstance(o, torch.Tensor) else o for o in outputs]
         traced_backward = reenter_make_fx(backward)(*cotangents, *saved)
         tracer = mode.tracer
@@ -110,6 +117,15 @@ class KeptAutogradFunction(HigherOrderOperator):
 hopc_autograd_function = KeptAutogradFunction()
 
 
+def _fresh_sizes_unbound(operands: tuple[object, ...]) -> contextlib.AbstractContextManager:
+    """Where the forward runs for the call's outputs: a size it reads from data is bound to
+    no op, so that the backward's trace may take cotangents of that size as inputs (Note
+    [kept autograd functions])."""
+    fake_mode = torch._guards.detect_fake_mode(operands)
+    shape_env = fake_mode.shape_env if fake_mode is not None else None
+    return shape_env.ignore_fresh_unbacked_symbols() if shape_env is not None else contextlib.nullcontext()
+
+
 def keep_autograd_functions(graph_module: torch.fx.GraphModule) -> None:
     """Retargets each ``autograd_function_apply``, in every nested graph, to
     ``hopc_autograd_function``; raises ``HopcError`` at a call hopc refuses
@@ -122,6 +138,8 @@ def _keep_calls_of(module: torch.fx.GraphModule) -> bool:
     for node in calls:
         forward, backward, *operands = node.args
         forward_body = getattr(module, forward.target)
+        if "dirty_idx" not in node.kwargs:
+            _refuse_unmarked_input_change(node, forward_body)
         for index in node.kwargs.get("dirty_idx", ()):
             _keep_dirty_output(module, node, forward_body, index)
         for index in node.kwargs.get("non_differentiable_idx", ()):
@@ -132,6 +150,22 @@ def _keep_calls_of(module: torch.fx.GraphModule) -> bool:
         node.args = (forward, backward, _gradient_positions(getattr(module, backward.target)), *operands)
         node.kwargs = {}
     return bool(calls)
+
+
+def _refuse_unmarked_input_change(node: torch.fx.Node, forward: torch.fx.GraphModule) -> None:
+    """Refuses a forward that changes an argument in place with no ``dirty_idx`` to say so: the
+    user's ``ctx.mark_dirty`` as torch 2.11's Dynamo records it (it drops the mark, and the
+    changed argument's new history with it), or a change that eager's autograd does not see."""
+    placeholders = set(forward.graph.find_nodes(op="placeholder"))
+    for body_node in forward.graph.nodes:
+        target = body_node.target
+        name = target if isinstance(target, str) else getattr(target, "__name__", "")
+        schema = getattr(target, "_schema", None)
+        in_place = schema.is_mutable if schema is not None else (
+            body_node.op in ("call_method", "call_function") and name.endswith("_") and not name.startswith("_"))
+        if in_place and body_node.args and body_node.args[0] in placeholders:
+            raise unsupported(node, "a custom autograd.Function whose forward changes an argument in place "
+                                    "that Dynamo does not record as marked dirty (torch 2.11 drops ctx.mark_dirty)")
 
 
 def _keep_dirty_output(module: torch.fx.GraphModule, node: torch.fx.Node, forward: torch.fx.GraphModule,

@@ -54,6 +54,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from hopc.driver import CompileOptions, FrameReports, compile_module, compile_options
 from hopc.frontend.dynamo_backend import hopc_backend
+from hopc.frontend.dynamo_capture import KEEP_SINGLE_USE_SUBGRAPHS
 from hopc.frontend.eager_fallback import EagerFallbacks
 from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc
 from hopc.frontend.module_hooks import ModuleHooks
@@ -62,7 +63,7 @@ from hopc.ir.diagnostics import HopcError, user_location
 _DYNAMO_CONFIG = {
     "capture_scalar_outputs": True,
     "capture_dynamic_output_shape_ops": True,
-    "inline_single_use_invoke_subgraph": False,
+    **KEEP_SINGLE_USE_SUBGRAPHS,
     "specialize_float": True,
     "capture_profiler_record_function": True,
     "skip_nnmodule_hook_guards": False,  # Note [hook guards] in hopc.frontend.module_hooks

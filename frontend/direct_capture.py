@@ -132,7 +132,8 @@ def _hop_entry_points() -> Iterator[None]:
 
     ``cond``, ``while_loop``, ``scan``, ``map``, a pointwise
     ``associative_scan`` and an exported ``nested_compile_region`` compile
-    their call through ``_hop_compile_and_call``; a generic
+    their call in ``setup_compilation_env`` (torch 2.13 through
+    ``_hop_compile_and_call``, which torch 2.11 lacks); a generic
     ``associative_scan`` runs ``generic_associative_scan`` (Note [associative
     scan capture]); a ``nested_compile_region`` otherwise calls
     ``invoke_subgraph_placeholder``; ``wrap`` (whatever name the program
@@ -142,7 +143,7 @@ def _hop_entry_points() -> Iterator[None]:
     ``_grad_increment_nesting`` and ``_jvp_increment_nesting``; a custom
     ``autograd.Function`` is applied by ``Function.apply``.
     """
-    entry_points = [(_HOP_UTILITIES, "_hop_compile_and_call"),
+    entry_points = [(_HOP_UTILITIES, "setup_compilation_env"),
                     (_INVOKE_SUBGRAPH, "invoke_subgraph_placeholder"),
                     (_ASSOCIATIVE_SCAN, "generic_associative_scan"),
                     (Wrap, "__call__"),

@@ -37,6 +37,7 @@ import re
 import time
 import traceback
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import torch
 import torch._guards
@@ -47,18 +48,20 @@ from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.runtime.executors import Generated, device_of
 from hopc.backend.runtime.module_call import ModuleCall
-from hopc.backend.runtime.training_call import TrainingCall
 from hopc.dialects.hop_module_structure import entry_signature
 from hopc.driver import CompileOptions, Frame, compile_captured, compile_options
 from hopc.driver_log import FrameReports, shape_guard_lines
 from hopc.frontend.aten_lowering import lower_to_aten
 from hopc.frontend.dynamo_capture import graph_fake_mode, lift_tensor_attributes
-from hopc.frontend.freezing import FrozenCall
 from hopc.frontend.module_import import BUFFER, PARAMETER, EntryArgument, import_module
 from hopc.frontend.no_grad_spans import detach_no_grad_spans
 from hopc.frontend.output_views import output_aliases
 from hopc.fx_import.shape_symbols import ShapeSymbols
 from hopc.ir.diagnostics import HopcError, is_hopc_source, user_location
+
+if TYPE_CHECKING:
+    from hopc.backend.runtime.training_call import TrainingCall
+    from hopc.frontend.freezing import FrozenCall
 
 _SOURCE_PART = re.compile(r"\['([^']*)'\]|\.(\w+)|\[(\d+)\]")
 _SOURCE_NOISE = frozenset({"self", "_modules", "_parameters", "_buffers", "size", "()"})

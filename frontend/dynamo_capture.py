@@ -43,13 +43,17 @@ from hopc.frontend.module_import import BUFFER, CONSTANT, PARAMETER, EntryArgume
 from hopc.frontend.traceable_regions import regions_for_export
 from hopc.ir.diagnostics import HopcError
 
+KEEP_SINGLE_USE_SUBGRAPHS = ({"inline_single_use_invoke_subgraph": False}
+                             if hasattr(torch._dynamo.config, "inline_single_use_invoke_subgraph") else {})
+"""Dynamo's settings that keep a ``nested_compile_region`` called once an ``invoke_subgraph``.
+torch 2.11's Dynamo has no such setting: it never inlines one."""
+
 
 def dynamo_graph(program: Callable, args: tuple, kwargs: dict, dynamic_shapes: object
                  ) -> tuple[torch.fx.GraphModule, list[EntryArgument], FakeTensorMode]:
     """Dynamo's graph of ``program(*args, **kwargs)``, its entry arguments and fake mode."""
     with warnings.catch_warnings(), _quiet_guard_logging(), regions_for_export(), _exporting_for_hopc(), \
-            torch._dynamo.config.patch(inline_single_use_invoke_subgraph=False,
-                                       capture_profiler_record_function=True):
+            torch._dynamo.config.patch(capture_profiler_record_function=True, **KEEP_SINGLE_USE_SUBGRAPHS):
         warnings.simplefilter("ignore")
         try:
             exported = torch._dynamo.export(program, dynamic_shapes=dynamic_shapes,

@@ -22,9 +22,10 @@ Note [flex attention block tables]
 entry), never its block tables. A call without ``block_mask`` makes its default
 (every block kept; its ``mask_mod`` keeps every score, as eager's does) inside
 the program, and so does ``create_block_mask`` called inside it, both under
-``vmap``, whose trace leaves tensor constants that cannot be read outside it.
+``vmap``, whose trace leaves tensor constants that cannot be read outside it
+(torch 2.11's trace leaves ``_add_batch_dim`` calls instead, equally unreadable).
 ``drop_block_tables`` replaces every block table of every call by None and
-erases what then computes nothing read; then what reads such a constant,
+erases what then computes nothing read; then what reads such a constant or call,
 directly or through others, where none of it is returned or writes a tensor
 outside it (the tables' dead leftovers: none could run). A constant that
 something else still reads is refused at its first reader: it is not the
@@ -35,12 +36,16 @@ from __future__ import annotations
 
 import torch
 import torch.fx
-from torch.fx.experimental.symbolic_shapes import guard_bool, guarding_hint_or_throw
+from torch._functorch import predispatch
+from torch.fx.experimental import symbolic_shapes
+from torch.fx.experimental.symbolic_shapes import guard_bool
 
 from hopc.frontend.nested_graphs import rewrite_nested_graphs
 from hopc.fx_import.errors import unsupported
 
 _FLEX_ATTENTION = torch.ops.higher_order.flex_attention
+_SIZE_HINT = getattr(symbolic_shapes, "guarding_hint_or_throw", None) or symbolic_shapes.size_hint
+"""A size's value in the example (torch 2.11 has only ``size_hint``)."""
 
 _EQUAL_SIZES = (("key", 1, "query", 0, 0), ("value", 2, "query", 0, 0), ("key", 1, "query", 0, 3),
                 ("value", 2, "key", 1, 1), ("value", 2, "key", 1, 2))
@@ -63,7 +68,7 @@ def _guard_call(node: torch.fx.Node) -> None:
     for role, argument, other_role, other_argument, dim in _EQUAL_SIZES:
         size, other = examples[argument].size(dim), examples[other_argument].size(dim)
         if not guard_bool(size == other):
-            size, other = guarding_hint_or_throw(size), guarding_hint_or_throw(other)
+            size, other = _SIZE_HINT(size), _SIZE_HINT(other)
             raise unsupported(node, f"flex_attention whose {role} has size {size} in dim {dim} and whose "
                                     f"{other_role} {other} (eager's math needs them equal)")
 
@@ -90,13 +95,12 @@ def _drop_block_tables_of(module: torch.fx.GraphModule) -> bool:
 
 
 def _erase_escaped_from_vmap(module: torch.fx.GraphModule) -> None:
-    """Erases every node that reads a tensor constant escaped from ``vmap`` (the trace of a
-    block mask made in the program), directly or through others, where none of them is
+    """Erases every node that reads a tensor made under ``vmap`` (the trace of a block mask
+    made in the program), directly or through others, where none of them is
     returned or writes a tensor outside them: none of them can run, and nothing else reads
     them. Refuses the first reader where one is read."""
     readers: dict[torch.fx.Node, None] = {}
-    pending = [node for node in module.graph.find_nodes(op="get_attr")
-               if _escaped_from_vmap(getattr(module, node.target, None))]
+    pending = [node for node in module.graph.nodes if _made_under_vmap(module, node)]
     while pending:
         node = pending.pop()
         if node not in readers:
@@ -124,8 +128,13 @@ def _written(node: torch.fx.Node) -> list[torch.fx.Node]:
     return written
 
 
-def _escaped_from_vmap(value: object) -> bool:
-    return isinstance(value, torch.Tensor) and torch._C._functorch.is_functorch_wrapped_tensor(value)
+def _made_under_vmap(module: torch.fx.GraphModule, node: torch.fx.Node) -> bool:
+    """Whether ``node`` is a tensor constant escaped from ``vmap``, or a call of ``_add_batch_dim``
+    (what torch 2.11's trace of ``vmap`` records)."""
+    if node.op == "get_attr":
+        value = getattr(module, node.target, None)
+        return isinstance(value, torch.Tensor) and torch._C._functorch.is_functorch_wrapped_tensor(value)
+    return node.op == "call_function" and node.target is predispatch._add_batch_dim
 
 
 def _example(value: object) -> object:

@@ -78,7 +78,8 @@ _functorch = torch._C._functorch
 _ENTER = _functorch._grad_increment_nesting
 _EXIT = _functorch._grad_decrement_nesting
 _LEVEL_CHANGES = frozenset({_functorch._wrap_for_grad, _functorch._unwrap_for_grad,
-                            predispatch._unwrap_for_grad})
+                            # torch 2.11's predispatch module has no _unwrap_for_grad
+                            getattr(predispatch, "_unwrap_for_grad", _functorch._unwrap_for_grad)})
 
 
 _RETARGETED = {torch.ops.aten.detach.default: torch.ops.aten.alias.default,

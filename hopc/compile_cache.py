@@ -54,15 +54,20 @@ following a link, and written atomically (a temporary file renamed over the
 entry), so two processes storing one entry at once leave one whole entry.
 An entry is a header, ``hopc-compile-cache 1``, the key, the SHA-256 of its
 body, and the body, the module's text. What does not load as an entry of its
-key (missing, a symbolic link, truncated, corrupt, not parsing or verifying)
-is a miss; all but a missing entry or a link (which the store replaces) is
-also a ``CompileCacheWarning`` located at the user's line, as is a directory
-hopc will not use or cannot write: a located warning, never a failed
-compile, for the cache only saves time. A store checks first that the text
-parses back to the same text, so that a hit runs the module the miss ran,
-not one the printer and parser disagree on; an op without a location keeps
-none (the parser stamps it with ``CACHED_TEXT_FILENAME``, which
-``parse_cached`` takes off again), so a diagnostic never points into an entry.
+key (missing, a symbolic link, truncated, corrupt, not parsing, verifying or
+reading back) is a miss; all but a missing entry or a link (which the store
+replaces) is also a ``CompileCacheWarning`` located at the user's line, as is
+a directory hopc will not use or cannot write: a located warning, never a
+failed compile, for the cache only saves time.
+
+A store writes the printer's text as it is, and the load checks that the
+module it parsed prints back to that text, so that a hit runs the module the
+miss ran, not one the printer and parser disagree on: an entry that does not
+read back is a miss like a corrupt one. The check costs a print on a hit
+rather than a parse and a print on every miss, which is the first call of
+every program. An op without a location keeps none (the parser stamps it with
+``CACHED_TEXT_FILENAME``, which ``parse_cached`` takes off again), so a
+diagnostic never points into an entry.
 """
 
 from __future__ import annotations
@@ -131,8 +136,8 @@ class CacheSlot:
     """What the cache did for this frame, as the compile report says it."""
 
     def load(self) -> ModuleOp | None:
-        """The cached module, parsed and verified; None (a miss, counted) where there is none
-        or it does not load (Note [safe cache entries])."""
+        """The cached module, parsed, verified and printing back to the entry's text; None (a miss,
+        counted) where there is none or it does not load (Note [safe cache entries])."""
         if self.path is None:
             return None
         start = time.perf_counter()
@@ -145,21 +150,14 @@ class CacheSlot:
         return module
 
     def store(self, module: ModuleOp) -> None:
-        """Keeps ``module``'s text as the entry, unless the stages changed the frame's facts or the
-        text does not parse back to itself (Note [safe cache entries])."""
+        """Keeps ``module``'s text as the entry, unless the stages changed the frame's facts (Note
+        [frame facts in the key]); the load checks that it reads back (Note [safe cache entries])."""
         if self.path is None:
             return
         if frame_facts() != self.facts:
             self.outcome += "; not stored: the stages added guards to the frame"
             return
         text = module_text(module)
-        try:
-            parses_back = module_text(parse_cached(text)) == text
-        except HopcError:
-            parses_back = False
-        if not parses_back:
-            self.outcome += "; not stored: its text does not parse back to the same module"
-            return
         body_digest = hashlib.sha256(text.encode()).hexdigest()
         try:
             write_private_file(self.path, f"{ENTRY_HEADER}\nkey {self.key}\nsha256 {body_digest}\n\n{text}")
@@ -190,6 +188,9 @@ class CacheSlot:
             verify_module(module)
         except HopcError as error:
             return self._unusable(f"it does not parse or verify ({error.message})")
+        if module_text(module) != body:
+            return self._unusable("the module it parses to prints otherwise (the printer and the "
+                                  "parser disagree)")
         return module
 
     def _unusable(self, reason: str) -> None:

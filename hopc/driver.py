@@ -81,7 +81,6 @@ from hopc.backend.runtime.executors import (
 )
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.output_aliases import OutputAliases
-from hopc.backend.runtime.training_call import TrainingCall
 from hopc.compile_cache import COUNTS, cache_slot
 from hopc.dialects.hop_module_structure import entry_functions, entry_signature
 from hopc.dialects.verify import verify_module
@@ -92,6 +91,7 @@ from hopc.passes.freeze import DEFAULT_MAX_CONSTANT_BYTES, FreezeReport, freeze
 from hopc.passes.pipeline import run_pipeline
 
 if TYPE_CHECKING:
+    from hopc.backend.runtime.training_call import TrainingCall
     from hopc.frontend.freezing import FrozenCall
 
 __all__ = ["CompileOptions", "Frame", "FrameReports", "HopcPipelinePass", "Stage", "compile_captured",
@@ -305,7 +305,9 @@ def to_executable(module: ModuleOp, options: CompileOptions, frame: Frame,
             return to_kernel_level(functional.clone(), device, options, log)
 
         final = lowered(module, frame.device, executor.lowering, lower)
-    call_class = TrainingCall if "backward" in entry_functions(module) else ModuleCall
+    call_class: type[ModuleCall] | type[TrainingCall] = ModuleCall
+    if "backward" in entry_functions(module):  # PyTorch's autograd.Function glue, loaded when needed
+        from hopc.backend.runtime.training_call import TrainingCall as call_class
     start = time.perf_counter()
     call = call_class(module, frame.trailing, frame.aliases, executor=executor, check_grad=frame.check_grad)
     log.timed(Stage.EXECUTABLE, time.perf_counter() - start)

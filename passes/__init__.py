@@ -22,6 +22,7 @@ PASS_CLASSES: dict[str, str] = {
     "freeze": "hopc.passes.freeze:FreezePass",
     "convert-hop-to-kernel": "hopc.passes.convert_hop_to_kernel:ConvertHopToKernelPass",
     "plan-memory": "hopc.passes.plan_memory:PlanMemoryPass",
+    "form-cuda-graphs": "hopc.passes.form_cuda_graphs:FormCudaGraphsPass",
     "verify-functional": "hopc.passes.verify_functional:VerifyFunctionalPass",
     "verify-symbol-closed": "hopc.passes.verify_symbol_closed:VerifySymbolClosedPass",
     "verify-isolated": "hopc.passes.verify_isolated:VerifyIsolatedPass",

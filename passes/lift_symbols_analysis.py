@@ -18,7 +18,8 @@ ATen size list, at any depth of nesting in arrays and dictionaries). A region *b
   arguments instead, as PyTorch lifts free symbols of HOP subgraphs even
   where a placeholder's shape holds them;
 - by definition: the first use of a symbol that is not declared ``backed``
-  is a result of an op directly in the block, whose type is
+  is a result of an op directly in the block, whose type (or that of
+  another result of the op: a call's ``[4*u2]`` and ``[u2]``) is
   ``!hop.symint<s>`` or ``!hop.symfloat<s>`` (``hop.item``) or a tensor with ``s`` as a whole
   dimension (an unbacked size, such as ``nonzero``'s, or a HOP result
   carrying one out of its body, under a name of its own at each call: Note
@@ -119,10 +120,11 @@ def free_symbols(region: Region, backed: frozenset[str],
             need(symbols_of_attribute(attribute), op)
         if nested_needs is not None:
             need(nested_needs(op), op)
-        for result in op.results:
+        for result in op.results:  # one result may define what another has in an expression
             for name in symbols_of_attribute(result.type):
                 if name not in bound and name not in free and name not in backed \
                         and _defines(result.type, name):
                     bound.add(name)
+        for result in op.results:
             need(symbols_of_attribute(result.type), op)
     return free

@@ -59,8 +59,8 @@ func.func @forward(%x: !hop.tensor<[s0, 4], f32> {hop.requires_grad}, %w: !hop.t
 KERNEL_LEVEL_PASSES = ("convert-hop-to-kernel",)
 """What lowers the pipeline's functional module to the kernel level."""
 
-KERNEL_LEVEL_INPUT = frozenset({"plan-memory"})
-"""The passes that take a kernel-level module (``lit_tests/passes/plan-memory``)."""
+KERNEL_LEVEL_INPUT = frozenset({"plan-memory", "form-cuda-graphs"})
+"""The passes that take a kernel-level module (``lit_tests/passes/plan-memory``, ``form-cuda-graphs``)."""
 
 
 def input_passes(name: str) -> tuple[str, ...]:
@@ -136,7 +136,7 @@ def check_every_executor() -> None:
     import torch
 
     import hopc
-    from hopc.backend.runtime.executors import EXECUTORS
+    from hopc.backend.runtime.executors import CPU_EXECUTORS
 
     class Model(torch.nn.Module):
         def __init__(self):
@@ -149,7 +149,7 @@ def check_every_executor() -> None:
     torch.manual_seed(0)
     model = Model()
     inputs = torch.randn(5, 4)
-    for name in EXECUTORS:
+    for name in CPU_EXECUTORS:
         compiled = hopc.compile(model, executor=name, fullgraph=True)  # no eager fallback to pass for hopc
         for branch, x in (("then", inputs.abs()), ("else", -inputs.abs())):
             expected = training_step(model, model, x)

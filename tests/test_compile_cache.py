@@ -192,14 +192,36 @@ def test_stages_that_guard_the_frame_are_never_stored(cache):
     assert len(list(cache.glob("*.hopc"))) == 1
 
 
-def test_a_module_whose_text_does_not_parse_back_is_not_stored(cache, monkeypatch):
-    def refused(text):
-        raise HopcError("the parser refuses what the printer wrote")
+def test_a_miss_stores_its_text_without_parsing_it(cache, monkeypatch):
+    def not_run(text):
+        raise AssertionError("a miss does not parse its entry back (Note [safe cache entries])")
 
-    monkeypatch.setattr(compile_cache, "parse_cached", refused)
+    monkeypatch.setattr(compile_cache, "parse_cached", not_run)
+    _train(TRAINING, torch.randn(3, 4))
+    (entry,) = cache.glob("*.hopc")
+    assert "func.func @backward" in entry.read_text()
+
+
+def test_an_entry_that_does_not_read_back_is_a_located_warning_and_a_miss(cache, monkeypatch):
+    """A parser that disagrees with the printer (here: one adding an attribute) makes a module
+    that prints otherwise than the entry; the hit is refused (Note [safe cache entries])."""
+    from xdsl.dialects.builtin import UnitAttr
+
+    parse_cached = compile_cache.parse_cached
+
+    def disagreeing(text):
+        module = parse_cached(text)
+        module.attributes["hop.not_in_the_entry"] = UnitAttr()
+        return module
+
     x = torch.randn(3, 4)
-    result = _train(TRAINING, x)
-    assert cache.is_dir() and not list(cache.iterdir())
+    _train(TRAINING, x)
+    monkeypatch.setattr(compile_cache, "parse_cached", disagreeing)
+    hits, misses = _counts()
+    with pytest.warns(CompileCacheWarning, match="the printer and the parser disagree") as caught:
+        result = _train(TRAINING, x)
+    assert caught[0].filename == __file__
+    assert _counts() == (hits, misses + 1)
     for got, expected in zip(result, _eager(x), strict=True):
         torch.testing.assert_close(got, expected)
 

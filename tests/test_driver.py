@@ -45,7 +45,7 @@ def _functional(text: str = COND):
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    ({"executor": "fastest"}, "unknown executor 'fastest'; hopc has aten, auto, interpreter, planned, triton"),
+    ({"executor": "fastest"}, "unknown executor 'fastest'; hopc has aten, auto, cuda, interpreter, planned, triton"),
     ({"drop_parameters": True}, "drop_parameters=True releases what freeze=True froze; pass freeze=True too"),
     ({"freeze": "yes"}, "compile option freeze is True or False, not 'yes'"),
     ({"max_constant_bytes": -1}, "max_constant_bytes is a number of bytes, not -1"),

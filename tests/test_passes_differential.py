@@ -25,10 +25,11 @@ from symbolic_program_generator import generate_program
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from hopc.dialects.context import make_context
-from hopc.dialects.hop_module_structure import declared_symbols, entry_signature
+from hopc.dialects.hop_module_structure import declared_symbols, entry_function, entry_signature
 from hopc.dialects.kernel import DEVICE_ATTRIBUTE
 from hopc.dialects.parse import parse_module
 from hopc.dialects.verify import verify_module
+from hopc.ir.types import SymIntType
 from hopc.passes import PASS_CLASSES, pass_class
 from hopc.torch_bridge.torch_values import evaluate_dim
 
@@ -73,6 +74,15 @@ def _laid_out(module: ModuleOp, inputs: list[object], sizes: dict[str, int]) -> 
     return inputs
 
 
+def _unbacked_arguments(module: ModuleOp) -> dict[str, int]:
+    """A value for each unbacked symbol the entry takes as a whole ``!hop.symint`` argument (a size
+    read from data): 1, which every such symbol's range and every backed size (>= 2) admit."""
+    unbacked = {op.symbol: op for op in declared_symbols(module).values() if op.kind.data == "unbacked"}
+    return {str(type_.value): max(unbacked[str(type_.value)].value_range[0] or 0, 1)
+            for type_ in entry_function(module).function_type.inputs.data
+            if isinstance(type_, SymIntType) and str(type_.value) in unbacked}
+
+
 def test_passes_not_compared_are_registered():
     assert set(NOT_COMPARED) | set(WITHIN_TOLERANCE) <= set(PASS_CLASSES)
 
@@ -89,6 +99,7 @@ def test_lit_chunk_is_preserved(name: str, chunk: str, size: int, predicate: boo
     backed = [op for op in declared_symbols(module).values() if op.kind.data == "backed"]
     sizes = {op.symbol: max(size + index, op.value_range[0] or 0)
              for index, op in enumerate(backed)}
+    sizes |= _unbacked_arguments(module)
     inputs = random_arguments(module, sizes, torch.Generator().manual_seed(size), predicate)
     _check_preserved(name, chunk, _laid_out(module, inputs, sizes))
 

@@ -7,7 +7,7 @@ import torch
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.traits import MemoryEffectKind, get_effects
 
-from hopc.backend.runtime.executors import EXECUTORS, executor_named
+from hopc.backend.runtime.executors import CPU_EXECUTORS, executor_named
 from hopc.dialects.context import make_context
 from hopc.dialects.hop import GetRngStateOp, RngStateType, SetRngStateOp
 from hopc.dialects.hop_module_structure import entry_function
@@ -49,7 +49,7 @@ def _ops(module: ModuleOp) -> list[str]:
     return [op.name for op in module.walk() if op.name.startswith(("aten.", "hop."))]
 
 
-@pytest.mark.parametrize("executor", sorted(EXECUTORS))
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
 def test_draws_after_set_repeat_the_draws_after_get(executor):
     torch.manual_seed(0)
     u, mask, u_again, mask_again = _run(executor, parse_module(REPLAY), [torch.full([64], 0.5)])
@@ -57,7 +57,7 @@ def test_draws_after_set_repeat_the_draws_after_get(executor):
     assert not torch.equal(u, torch.rand(64))  # the generator moved on after the second draws
 
 
-@pytest.mark.parametrize("executor", sorted(EXECUTORS))
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
 def test_draws_are_eagers(executor):
     torch.manual_seed(1)
     p = torch.full([64], 0.5)
@@ -75,7 +75,7 @@ def test_without_the_set_the_draws_differ():
     assert not torch.equal(u, u_again)
 
 
-@pytest.mark.parametrize("executor", sorted(EXECUTORS))
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
 def test_a_recomputed_region_drops_what_the_forward_dropped(executor):
     x = torch.ones(64)
     state = torch.get_rng_state()
@@ -84,7 +84,7 @@ def test_a_recomputed_region_drops_what_the_forward_dropped(executor):
     assert torch.equal(recomputed, forward)
 
 
-@pytest.mark.parametrize("executor", sorted(EXECUTORS))
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
 def test_a_state_is_the_cpu_generators(executor):
     module = parse_module("func.func @f() -> !hop.rng_state {\n"
                           "  %s = hop.get_rng_state : !hop.rng_state\n"

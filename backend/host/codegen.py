@@ -256,8 +256,11 @@ class HostBuilder:
 
     # ----------------------------------------------------------------------- ops and blocks
 
-    def lower_block(self, block: Block, arguments: Sequence[str], isolated: bool = False) -> list[str]:
-        """Emits ``block``'s ops with its arguments bound to ``arguments``; the yielded locals."""
+    def lower_block(self, block: Block, arguments: Sequence[str], isolated: bool = False,
+                    lower_op: Callable[[Operation], None] | None = None) -> list[str]:
+        """Emits ``block``'s ops with its arguments bound to ``arguments``, each by ``lower_op``
+        (``self.lower_op`` unless given); the yielded locals."""
+        lower = lower_op or self.lower_op
         with self.scope(isolated):
             for argument, name in zip(block.args, arguments, strict=True):
                 self.alias(argument, name)
@@ -265,7 +268,7 @@ class HostBuilder:
             for op in block.ops:
                 if op.has_trait(IsTerminator, value_if_unregistered=False):
                     return self.locals(op.operands)
-                self.lower_op(op)
+                lower(op)
         raise self.error("region ends without a terminator")
 
     def lower_op(self, op: Operation) -> None:

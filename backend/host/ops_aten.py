@@ -7,6 +7,21 @@ attribute is converted once and read from the namespace, and one that
 mentions shape symbols (``#hop.expr``) is a Python expression over the
 symbols' locals (Note [generated host code]). ``out_variant`` finds the
 ``out=`` overload that writes a single result into a given tensor.
+
+Note [copying views into buffers]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The ``out=`` overload of a ``_copy`` view (``view_copy.out``, ``transpose_copy.int_out``)
+is a composite in ATen: the functional copy, then ``out.copy_`` of it, two copies of the
+elements. Host code writes the buffer with one: ``out.copy_(view(x))``, the view
+(``hopc.passes.convert_hop_to_kernel.views.view_of``) costing no copy, and the buffer, of
+the copy's type, getting the same elements in the same order. A ``view_copy`` of a tensor
+``view`` cannot view (GPT-2's backward merges attention heads so, a ``view_copy`` of a
+transpose, into a reused buffer) would copy in ``reshape`` first; so it copies the other
+way round, ``out.view(x.shape).copy_(x)``: a view of a contiguous buffer at ``x``'s shape
+holds, element by element in order, what the reshape would (``view`` keeps the order), and
+a buffer that is not contiguous (one its first writer laid out, Note [first write
+allocates]) takes ``out.copy_(reshape(x))``. ``copy_`` refuses a source that partly overlaps
+the buffer, loudly.
 """
 
 from __future__ import annotations
@@ -23,13 +38,15 @@ from hopc.backend.runtime.plan_aten import mentions_symbols
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument
 from hopc.ir.types import ExprAttr
+from hopc.passes.convert_hop_to_kernel.views import view_of
 from hopc.torch_bridge.aten_call import flatten_returns, op_call_arguments, overload_of
 from hopc.torch_bridge.torch_values import value_of_attribute
 
 
 def call_source(builder: HostBuilder, op: AtenOp, overload: torch._ops.OpOverload | None = None,
                 out: str | None = None) -> str:
-    """The call of ``op`` (of ``overload`` where given, with ``out=`` the local ``out``)."""
+    """The call of ``op`` (of ``overload`` where given, with ``out=`` the local ``out``); a copying
+    view's ``out=`` is a ``copy_`` of the view (Note [copying views into buffers])."""
     overload = overload if overload is not None else overload_of(op.SCHEMA)
     args, kwargs = op_call_arguments(op, builder.local, functools.partial(_attribute_source, builder))
     positional = [_source(a) for a in args]
@@ -37,11 +54,25 @@ def call_source(builder: HostBuilder, op: AtenOp, overload: torch._ops.OpOverloa
     in_place = IN_PLACE_FUNCTIONS.get(op.name)
     if in_place is not None and out is not None and positional and positional[0] == out:
         return f"{builder.bind(in_place, FUNCTION)}({', '.join(positional + keywords)})"
+    view = view_of(op.SCHEMA) if out is not None else None
+    if view is not None:
+        copy = f"{out}.copy_({_call(builder, view.op_name, overload_of(view), positional + keywords)})"
+        if op.name != "aten.view_copy":
+            return copy
+        source = positional[0]
+        return f"{out}.view({source}.shape).copy_({source}) if {out}.is_contiguous() else {copy}"
     if out is not None:
         keywords.append(f"out={out}")
     public = PUBLIC_FUNCTIONS.get(op.name) if out is None or op.name not in WITHOUT_OUT else None
+    return _call(builder, op.name if public is not None else None, overload, positional + keywords)
+
+
+def _call(builder: HostBuilder, op_name: str | None, overload: torch._ops.OpOverload, arguments: list[str]) -> str:
+    """A call of ``op_name``'s public function where it has one (None: none wanted), else of
+    ``overload``'s C++ callable."""
+    public = PUBLIC_FUNCTIONS.get(op_name) if op_name is not None else None
     callable_ = builder.bind(public if public is not None else getattr(overload, "_op", overload), FUNCTION)
-    return f"{callable_}({', '.join(positional + keywords)})"
+    return f"{callable_}({', '.join(arguments)})"
 
 
 def lower_aten(builder: HostBuilder, op: AtenOp) -> None:

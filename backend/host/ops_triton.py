@@ -8,7 +8,8 @@ results' shapes, on the module's device) where it has none; the results are
 those tensors. An ``extern`` launch is the ``aten`` executor's code
 (``lower_launch_inline``). On the CPU, Triton runs its interpreter, which
 ``TRITON_INTERPRET=1`` selects before Triton is first imported
-(``use_interpreter``).
+(``use_interpreter``); kernels are generated for the process's target, the
+interpreter or CUDA (Note [kernel targets] in ``hopc.backend.triton.target``).
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ def lower_launch_triton(builder: HostBuilder, op: LaunchOp) -> None:
         return
     use_interpreter(builder.device)
     from hopc.backend.triton.launcher import compile_kernel
+    from hopc.backend.triton.target import process_target
 
-    launcher = builder.bind(compile_kernel(kernel), FUNCTION)
+    launcher = builder.bind(compile_kernel(kernel, process_target()), FUNCTION)
     outs = builder.locals(op.into)
     if not outs:
         empty, device = builder.bind(torch.empty, FUNCTION), builder.bind(torch.device(builder.device))

@@ -39,6 +39,9 @@ _SAME_NAME = (
     "aten._softmax", "aten._log_softmax", "aten.cat", "aten.softmax.int", "aten.log_softmax.int",
     "aten.layer_norm", "aten.transpose.int", "aten.t", "aten.permute", "aten.reshape",
     "aten.unsqueeze", "aten.squeeze.dim",
+    "aten.t_copy", "aten.transpose_copy.int", "aten.view_copy", "aten.slice_copy.Tensor",
+    "aten.native_layer_norm", "aten.embedding", "aten._scaled_dot_product_flash_attention_for_cpu",
+    "aten._log_softmax_backward_data",
 )
 """ATen overloads whose public function has the op's base name (``torch.<base_name>``)."""
 
@@ -58,7 +61,9 @@ PUBLIC_FUNCTIONS: dict[str, Callable] = {
 """ATen op name -> the public function that runs it."""
 
 WITHOUT_OUT = frozenset({"aten.relu", "aten.clone", "aten.sum", "aten.transpose.int", "aten.t",
-                         "aten.permute", "aten.reshape", "aten.unsqueeze", "aten.squeeze.dim"})
+                         "aten.permute", "aten.reshape", "aten.unsqueeze", "aten.squeeze.dim",
+                         "aten.native_layer_norm", "aten.embedding",
+                         "aten._scaled_dot_product_flash_attention_for_cpu"})
 """Ops of ``PUBLIC_FUNCTIONS`` whose public function takes no ``out=`` (``torch.relu``)."""
 
 IN_PLACE_FUNCTIONS: dict[str, Callable] = {

@@ -41,7 +41,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
-from hopc.dialects.kernel import KernelOp, LaunchOp
+from hopc.dialects.kernel import GraphOp, KernelOp, LaunchOp
 from hopc.ir.types import TensorType
 
 SCALAR_OPS: dict[str, str] = {
@@ -96,7 +96,7 @@ def host_scalars(function: FuncOp) -> HostScalars:
     """The values of ``function`` (nested regions included) that host code keeps as Python
     ints, bools and floats (Note [host scalars]), each scalar launch's kernel looked up once."""
     scalar_kernels = _scalar_kernels(function)
-    candidates = {value for op in function.walk() for value in _defined_by(op)
+    candidates = {value for op in function.walk() if not _in_cuda_graph(op) for value in _defined_by(op)
                   if _integral_0d(value) or _is_read_candidate(value, scalar_kernels)}
     changed = True
     while changed:
@@ -109,6 +109,17 @@ def host_scalars(function: FuncOp) -> HostScalars:
         frozenset(candidates),
         frozenset(value for value in candidates if _is_read_candidate(value, scalar_kernels)),
         frozenset(launch for launch in scalar_kernels if launch.outputs and launch.outputs[0] in candidates))
+
+
+def _in_cuda_graph(op: Operation) -> bool:
+    """Whether ``op`` is a ``kernel.graph`` or inside one: a graph replays device work only, so
+    none of its values is a host scalar (Note [cuda graph segments] in
+    ``hopc.passes.form_cuda_graphs``)."""
+    while op is not None:
+        if isinstance(op, GraphOp):
+            return True
+        op = op.parent_op()
+    return False
 
 
 def _scalar_kernels(function: FuncOp) -> ScalarKernels:

@@ -17,7 +17,10 @@ that is correct on every module the reference interpreter runs.
   in ``hopc.backend.host.codegen``), every kernel's ops inlined;
 - ``triton``: the same host code, launching generated Triton kernels for the
   pointwise and reduction kernels (Triton's interpreter on the CPU);
-- ``auto``: ``triton`` for CUDA tensors, ``aten`` for CPU ones.
+- ``auto``: ``triton`` for CUDA tensors, ``aten`` for CPU ones;
+- ``cuda``: ``triton`` on CUDA tensors only, its launches replayed as CUDA
+  graphs, one per size (``form-cuda-graphs``, Note [graph recordings] in
+  ``hopc.backend.cuda.graphs``), its small conds as selects.
 
 Note [compiled executors]
 ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -44,6 +47,7 @@ arguments, one Python call in all (Note [direct entry] in
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -54,7 +58,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.traits import SymbolTable
 
-from hopc.ir.diagnostics import HopcError
+from hopc.ir.diagnostics import HopcError, location_of, user_location
 from hopc.passes.convert_hop_to_kernel import check_conds_as_selects
 
 Prepared = Callable[[Sequence[object]], list[object]]
@@ -163,6 +167,49 @@ Generated = Callable[..., list[object]]
 """A generated function (``GeneratedFunction.compile``'s): ``*args -> results``."""
 
 
+class CudaGraphExecutor:
+    """Generated host code over the kernel level for CUDA, Triton kernels launched on the
+    current stream and extern ops through ATen, every run of launches between two host syncs
+    replayed as a CUDA graph (Note [cuda graph segments] in ``hopc.passes.form_cuda_graphs``).
+    CUDA tensors only: a CPU call is a HopcError at the function."""
+
+    name = "cuda"
+    lowering = LoweringOptions(conds_as_selects="always")
+
+    def prepare(self, module: ModuleOp, function: FuncOp) -> Prepared:
+        from hopc.backend.cuda import lowering  # noqa: F401  (lowers kernel.graph)
+        from hopc.backend.host.generated_function import generate_function
+        from hopc.backend.host.ops_triton import lower_launch_triton
+        from hopc.dialects.kernel import DEVICE_ATTRIBUTE, module_device
+        from hopc.passes.form_cuda_graphs import form_cuda_graphs
+
+        if DEVICE_ATTRIBUTE in module.attributes:
+            _check_cuda(function, module_device(module))
+        generated: list[Generated] = []
+
+        def for_device(device: str) -> Generated:
+            _check_cuda(function, device)
+            if not generated:
+                kernel_module = module if DEVICE_ATTRIBUTE in module.attributes else lowered(module, "cuda",
+                                                                                             self.lowering)
+                formed = form_cuda_graphs(kernel_module.clone())
+                generated.append(generate_function(_function_named(formed, function.sym_name.data),
+                                                   lower_launch_triton, "cuda").compile())
+            return generated[0]
+
+        return GeneratedCall(for_device)
+
+
+def _check_cuda(function: FuncOp, device: str) -> None:
+    """A HopcError for another device than CUDA, located at the caller's line (or else at the
+    function's first located op)."""
+    if device != "cuda":
+        location = user_location(traceback.extract_stack()) or next(
+            (found for op in function.walk() if (found := location_of(op)) is not None), None)
+        raise HopcError(f"executor 'cuda' runs CUDA tensors only, and these are on '{device}': "
+                        "move them with .cuda(), or use executor 'auto'", location)
+
+
 class GeneratedCall:
     """A generated function, run with grad mode off: generated code writes ``out=`` buffers,
     which autograd refuses for inputs that require grad. No gradient flows through an
@@ -229,8 +276,10 @@ def device_of(args: Sequence[object]) -> str:
 EXECUTORS: dict[str, Executor] = {e.name: e for e in (
     InterpreterExecutor(), PlannedExecutor(), CompiledExecutor("aten", frozenset(), DEFAULT_LOWERING),
     CompiledExecutor("triton", frozenset({"cpu", "cuda"}), DEFAULT_LOWERING),
-    CompiledExecutor("auto", frozenset({"cuda"}), DEFAULT_LOWERING))}
+    CompiledExecutor("auto", frozenset({"cuda"}), DEFAULT_LOWERING), CudaGraphExecutor())}
 DEFAULT_EXECUTOR = "auto"
+CPU_EXECUTORS: tuple[str, ...] = tuple(name for name in EXECUTORS if name != CudaGraphExecutor.name)
+"""The executors that run CPU tensors: every one but ``cuda`` (what tests run without a GPU)."""
 
 
 def executor_named(name: str | Executor) -> Executor:

@@ -12,14 +12,20 @@ fastest. Under ``TRITON_INTERPRET=1`` (CPU) nothing is timed: the
 interpreter runs each program as NumPy on the host, so a timing measures
 Python overhead per program, not the kernel, and always favours the largest
 block; the largest candidate up to the class is taken without running.
+
+A reduction program also takes ``rows_per_program`` rows (``YBLOCK``), a
+power of two fixed by its ``RBLOCK`` and the row count: as many rows as
+``ROW_BLOCK_ELEMENTS`` holds with ``RBLOCK`` columns (64 rows of 16 columns,
+one row of 1024), at most the class of the row count.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 import torch
+
+from hopc.backend.triton.target import interpreting
 
 CANDIDATES: dict[str, tuple[int, ...]] = {
     "XBLOCK": (128, 256, 512, 1024),
@@ -28,14 +34,23 @@ CANDIDATES: dict[str, tuple[int, ...]] = {
 """Block sizes tried, per block constexpr; a class smaller than the least gets the least."""
 
 
+ROW_BLOCK_ELEMENTS = 1024
+"""The elements a reduction program holds per column step, ``YBLOCK * RBLOCK``, at most."""
+
+
 def size_class(size: int) -> int:
     """The next power of two of ``size`` (1 for 0 and 1)."""
     return 1 << max(size - 1, 0).bit_length()
 
 
-def interpreting() -> bool:
-    """Kernels run under Triton's CPU interpreter (``TRITON_INTERPRET=1``)."""
-    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+def rows_per_program(column_block: int, rows: int) -> int:
+    """``YBLOCK`` of a reduction of ``rows`` rows whose ``RBLOCK`` is ``column_block`` (Note [autotuning])."""
+    return max(1, min(ROW_BLOCK_ELEMENTS // column_block, size_class(rows)))
+
+
+def fitting_blocks(block_name: str, size: int) -> list[int]:
+    """The candidates for a launch of ``size``: those up to its class, or the least."""
+    return [b for b in CANDIDATES[block_name] if b <= size_class(size)] or [CANDIDATES[block_name][0]]
 
 
 class Autotuner:
@@ -51,10 +66,9 @@ class Autotuner:
         On the first launch of a class, ``scratch_run(block)`` (a launch on scratch
         outputs) is timed per candidate; under the interpreter none is (Note [autotuning]).
         """
-        size_key = size_class(size)
-        entry = (key, block_name, size_key)
+        entry = (key, block_name, size_class(size))
         if entry not in self.chosen:
-            fitting = [b for b in CANDIDATES[block_name] if b <= size_key] or [CANDIDATES[block_name][0]]
+            fitting = fitting_blocks(block_name, size)
             if interpreting() or len(fitting) == 1:
                 self.chosen[entry] = fitting[-1]
             else:

@@ -1,15 +1,44 @@
-"""Triton helper functions that generated kernels call, as fixed source text.
+"""Triton helper functions that generated kernels call, and the math functions of each target.
 
-Each is a ``@triton.jit`` function of Triton's core and ``tl.math`` only (no
-``libdevice``, which ``TRITON_INTERPRET=1`` cannot run), accurate near 0
+``MATH`` names, per target (Note [kernel targets] in
+``hopc.backend.triton.target``), the function that computes ``exp``,
+``tanh``, ``erf``, ``log1p``, ``expm1``, ``sigmoid`` and ``sqrt``: on
+CUDA libdevice's (``sqrt_rn``: ``tl.sqrt`` is ``sqrt.approx.ftz`` there,
+eager's ``sqrtf`` is correctly rounded); on the interpreter, which has no
+libdevice, Triton's core language and the helpers here, accurate near 0
 where the naive formula is not: ``_log1p`` and ``_expm1`` use the
-corrections of Goldberg and Kahan, ``_tanh`` uses ``exp(-2|x|)``. The GELU
-forms are PyTorch's (``aten/src/ATen/native/cpu/Activation.cpp``).
+corrections of Goldberg and Kahan, ``_tanh`` uses ``exp(-2|x|)``. The GELU forms are PyTorch's
+(``aten/src/ATen/native/cpu/Activation.cpp``), written with the target's
+functions.
 """
 
 from __future__ import annotations
 
+import re
+
+from hopc.backend.triton.target import Target
+
+HEADERS: dict[Target, str] = {
+    Target.CUDA: "import triton\nimport triton.language as tl\nimport triton.language.extra.libdevice as libdevice\n",
+    Target.INTERPRETER: "import triton\nimport triton.language as tl\n",
+}
+"""The imports of a generated source, per target."""
+
+MATH: dict[Target, dict[str, str]] = {
+    Target.CUDA: {"exp": "libdevice.exp", "tanh": "libdevice.tanh", "erf": "libdevice.erf",
+                  "log1p": "libdevice.log1p", "expm1": "libdevice.expm1", "sigmoid": "_sigmoid",
+                  "sqrt": "libdevice.sqrt_rn"},
+    Target.INTERPRETER: {"exp": "tl.exp", "tanh": "_tanh", "erf": "tl.math.erf",
+                         "log1p": "_log1p", "expm1": "_expm1", "sigmoid": "tl.sigmoid", "sqrt": "tl.sqrt"},
+}
+"""Math function -> the Triton function computing it, per target."""
+
 HELPERS: dict[str, str] = {
+    "_sigmoid": '''
+@triton.jit
+def _sigmoid(x):
+    return 1.0 / (1.0 + {exp}(-x))
+''',
     "_tanh": '''
 @triton.jit
 def _tanh(x):
@@ -34,33 +63,41 @@ def _expm1(x):
     "_gelu_erf": '''
 @triton.jit
 def _gelu_erf(x):
-    return 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067811865476))
+    return 0.5 * x * (1.0 + {erf}(x * 0.7071067811865476))
 ''',
     "_gelu_tanh": '''
 @triton.jit
 def _gelu_tanh(x):
-    return 0.5 * x * (1.0 + _tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+    return 0.5 * x * (1.0 + {tanh}(0.7978845608028654 * (x + 0.044715 * x * x * x)))
 ''',
     "_gelu_erf_backward": '''
 @triton.jit
 def _gelu_erf_backward(grad, x):
-    cdf = 0.5 * (1.0 + tl.math.erf(x * 0.7071067811865476))
-    pdf = tl.exp(-0.5 * x * x) * 0.3989422804014327
+    cdf = 0.5 * (1.0 + {erf}(x * 0.7071067811865476))
+    pdf = {exp}(-0.5 * x * x) * 0.3989422804014327
     return grad * (cdf + x * pdf)
 ''',
     "_gelu_tanh_backward": '''
 @triton.jit
 def _gelu_tanh_backward(grad, x):
     inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)
-    t = _tanh(inner)
+    t = {tanh}(inner)
     left_derivative = 0.5 * (1.0 + t)
     right_derivative = 0.5 * x * (1.0 - t * t) * 0.7978845608028654 * (1.0 + 3.0 * 0.044715 * x * x)
     return grad * (left_derivative + right_derivative)
 ''',
 }
-"""Helper name -> its source; a helper that calls another comes after it (``_tanh`` first)."""
+"""Helper name -> its source, a template of the target's ``MATH`` functions (``{exp}``); a
+helper that calls another comes after it (``_tanh`` before ``_gelu_tanh``)."""
 
 
-def helper_source(names: set[str]) -> str:
-    """The source of the helpers ``names``, in ``HELPERS`` order (callees first)."""
-    return "".join(text for name, text in HELPERS.items() if name in names)
+def helper_source(names: set[str], target: Target) -> str:
+    """The source of the helpers ``names`` and of those they call, for ``target``, in ``HELPERS``
+    order (callees first)."""
+    texts = {name: text.format(**MATH[target]) for name, text in HELPERS.items()}
+    wanted = set(names)
+    for name in reversed(HELPERS):
+        if name in wanted:
+            wanted.update(callee for callee in HELPERS
+                          if callee != name and re.search(rf"\b{callee}\(", texts[name]))
+    return "".join(texts[name] for name in HELPERS if name in wanted)

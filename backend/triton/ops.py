@@ -24,14 +24,16 @@ Handled dtypes: ``names.TRITON_DTYPES`` (no complex).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND as Kind
 from torch._prims_common import elementwise_dtypes
 from xdsl.ir import Attribute
 
+from hopc.backend.triton.library import HELPERS, MATH
 from hopc.backend.triton.names import TRITON_DTYPES, literal
+from hopc.backend.triton.target import Target
 from hopc.dialects.aten import AtenOp
 from hopc.ir.symbolic import UnboundSymbolError
 from hopc.ir.types import TensorType
@@ -42,7 +44,10 @@ Scalar = bool | int | float
 
 @dataclass(frozen=True)
 class RuleContext:
-    """What a rule's body reads: converted operands, scalars, the compute dtype."""
+    """What a rule's body reads: converted operands, scalars, the compute dtype, the target.
+
+    ``helpers`` collects the ``library`` helpers the body's expression calls
+    (``math``, ``helper``)."""
 
     args: dict[str, str]
     """Schema argument name -> Triton expression: a tensor in the compute dtype
@@ -52,12 +57,24 @@ class RuleContext:
     compute: torch.dtype
     shape: str
     """The block shape of the values computed here, as Triton source (``[XBLOCK]``)."""
+    target: Target
+    helpers: set[str] = field(default_factory=set)
 
     def __getitem__(self, name: str) -> str:
         return self.args[name]
 
     def literal(self, value: Scalar) -> str:
         return literal(value, self.compute)
+
+    def math(self, function: str, argument: str) -> str:
+        """``function(argument)`` (``exp``, ``tanh``, ...) as the target computes it (``library.MATH``)."""
+        return f"{self.helper(MATH[self.target][function])}({argument})"
+
+    def helper(self, name: str) -> str:
+        """``name``, recorded as a helper the body calls where it is one of ``library.HELPERS``."""
+        if name in HELPERS:
+            self.helpers.add(name)
+        return name
 
 
 Body = Callable[[RuleContext], str]
@@ -71,7 +88,7 @@ class PointwiseRule:
     take part in type promotion under ``kind`` (Note [triton dtypes]); the
     tensors among them are converted to the compute dtype, the others reach
     ``body`` as loaded. With ``kind`` None the compute dtype is the result's
-    (a copy or a fill). ``helpers``: the ``library`` functions ``body`` calls.
+    (a copy or a fill).
     """
 
     body: Body
@@ -81,7 +98,6 @@ class PointwiseRule:
     """Refuses bool compute dtypes (arithmetic on bool is no Triton op)."""
     accepts: Callable[[dict[str, Scalar | str | None], torch.dtype], bool] = lambda scalars, compute: True
     """Whether the rule computes the op with these non-tensor arguments in this compute dtype."""
-    helpers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,8 +114,13 @@ _FLOAT = Kind.INT_TO_FLOAT
 _BOOL = Kind.ALWAYS_BOOL
 
 
-def _unary(template: str, kind: Kind = _FLOAT, helpers: tuple[str, ...] = ()) -> PointwiseRule:
-    return PointwiseRule(lambda c: template.format(x=c["self"]), kind, helpers=helpers)
+def _unary(template: str, kind: Kind = _FLOAT) -> PointwiseRule:
+    return PointwiseRule(lambda c: template.format(x=c["self"]), kind)
+
+
+def _math(function: str) -> PointwiseRule:
+    """A unary op computed by the target's ``function`` (Note [kernel targets])."""
+    return PointwiseRule(lambda c: c.math(function, c["self"]), _FLOAT)
 
 
 def _with_alpha(operator: str) -> Body:
@@ -126,7 +147,8 @@ def _clamp(c: RuleContext) -> str:
 
 
 def _pow(c: RuleContext) -> str:
-    """``x ** n``: multiplications for ``|n| <= 8`` (a reciprocal for negative ``n``), ``exp2``/``log2``
+    """``x ** n``: multiplications for ``|n| <= 8`` (a reciprocal for negative ``n``); otherwise
+    libdevice's ``pow`` on CUDA (Note [kernel targets]), and on the interpreter ``exp2``/``log2``
     of ``|x|`` with the sign of an odd power for other integers, of ``x`` otherwise (NaN below 0)."""
     exponent = c.scalars["exponent"]
     x = c["self"]
@@ -136,7 +158,9 @@ def _pow(c: RuleContext) -> str:
         product = "(" + " * ".join([x] * abs(int(exponent))) + ")"
         return product if exponent > 0 else f"(1.0 / {product})"
     if exponent == 0.5:
-        return f"tl.sqrt({x})"
+        return c.math("sqrt", x)
+    if c.target == Target.CUDA:
+        return f"libdevice.pow({x}, tl.full({c.shape}, {c.literal(exponent)}, {_tl(c.compute)}))"
     if float(exponent).is_integer():
         magnitude = f"tl.exp2({c.literal(exponent)} * tl.log2(tl.abs({x})))"
         return f"tl.where({x} < 0, -{magnitude}, {magnitude})" if int(exponent) % 2 else magnitude
@@ -170,12 +194,12 @@ def _approximate_known(scalars: dict[str, Scalar | str | None], compute: torch.d
 
 def _gelu(c: RuleContext) -> str:
     helper = "_gelu_tanh" if c.scalars.get("approximate", "none") == "tanh" else "_gelu_erf"
-    return f"{helper}({c['self']})"
+    return f"{c.helper(helper)}({c['self']})"
 
 
 def _gelu_backward(c: RuleContext) -> str:
     helper = "_gelu_tanh_backward" if c.scalars.get("approximate", "none") == "tanh" else "_gelu_erf_backward"
-    return f"{helper}({c['grad_output']}, {c['self']})"
+    return f"{c.helper(helper)}({c['grad_output']}, {c['self']})"
 
 
 _HARMLESS = {"layout": ("strided",), "pin_memory": (False,), "non_blocking": (False, True),
@@ -191,16 +215,16 @@ def _only_dtype(*names: str) -> Callable[[dict[str, Scalar | str | None], torch.
 
 _UNARY_FLOAT = {
     "sin": "tl.sin({x})", "cos": "tl.cos({x})", "tan": "(tl.sin({x}) / tl.cos({x}))",
-    "exp": "tl.exp({x})", "log": "tl.log({x})", "sqrt": "tl.sqrt({x})", "rsqrt": "tl.rsqrt({x})",
-    "reciprocal": "(1.0 / {x})", "erf": "tl.math.erf({x})", "sigmoid": "tl.sigmoid({x})",
-    "silu": "({x} * tl.sigmoid({x}))",
+    "log": "tl.log({x})", "rsqrt": "tl.rsqrt({x})", "reciprocal": "(1.0 / {x})",
 }
-_UNARY_HELPERS = {"tanh": "_tanh", "log1p": "_log1p", "expm1": "_expm1"}
+_TARGET_MATH = ("exp", "tanh", "erf", "log1p", "expm1", "sigmoid", "sqrt")
+"""Unary ops whose function differs per target (``library.MATH``)."""
 _COMPARISONS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 POINTWISE: dict[str, PointwiseRule] = {
     **{f"aten.{name}": _unary(template) for name, template in _UNARY_FLOAT.items()},
-    **{f"aten.{name}": _unary(f"{helper}({{x}})", helpers=(helper,)) for name, helper in _UNARY_HELPERS.items()},
+    **{f"aten.{name}": _math(name) for name in _TARGET_MATH},
+    "aten.silu": PointwiseRule(lambda c: f"({c['self']} * {c.math('sigmoid', c['self'])})", _FLOAT),
     **{f"aten.{name}.{overload}": PointwiseRule(_with_alpha(op), Kind.DEFAULT, ("self", "other"))
        for name, op in (("add", "+"), ("sub", "-")) for overload in ("Tensor", "Scalar")},
     **{f"aten.{name}.{overload}": _binary(op, kind)
@@ -212,8 +236,7 @@ POINTWISE: dict[str, PointwiseRule] = {
     "aten.abs": _unary("tl.abs({x})", Kind.COMPLEX_TO_FLOAT),
     "aten.relu": _unary("tl.where({x} < 0, 0, {x})", Kind.DEFAULT),
     "aten.sign": _unary("(tl.where({x} > 0, 1, 0) - tl.where({x} < 0, 1, 0))", Kind.DEFAULT),
-    "aten.gelu": PointwiseRule(_gelu, _FLOAT, accepts=_approximate_known,
-                               helpers=("_tanh", "_gelu_tanh", "_gelu_erf")),
+    "aten.gelu": PointwiseRule(_gelu, _FLOAT, accepts=_approximate_known),
     "aten.pow.Tensor_Scalar": PointwiseRule(_pow, Kind.BOOL_TO_LONG, ("self", "exponent"),
                                             accepts=_pow_accepts, ),
     "aten.where.self": PointwiseRule(lambda c: f"tl.where({c['condition']}, {c['self']}, {c['other']})",
@@ -243,8 +266,7 @@ POINTWISE: dict[str, PointwiseRule] = {
         lambda c: f"{c['grad_output']} * (1.0 - {c['output']}) * {c['output']}",
         Kind.DEFAULT, ("grad_output", "output")),
     "aten.gelu_backward": PointwiseRule(_gelu_backward, Kind.DEFAULT, ("grad_output", "self"),
-                                        accepts=_approximate_known,
-                                        helpers=("_tanh", "_gelu_tanh_backward", "_gelu_erf_backward")),
+                                        accepts=_approximate_known),
     "aten.fill.Scalar": PointwiseRule(_fill("value"), None, (), numbers_only=False),
     "aten.fill.Tensor": PointwiseRule(lambda c: f"tl.broadcast_to({c['value']}, {c.shape})", None, ("value",),
                                       numbers_only=False),

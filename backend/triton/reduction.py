@@ -1,4 +1,4 @@
-"""A ``reduction`` kernel as Triton source: one program per row, loops over the reduced dimension.
+"""A ``reduction`` kernel as Triton source: ``YBLOCK`` rows per program, loops over the reduced dimension.
 
 Note [reduction stages]
 ~~~~~~~~~~~~~~~~~~~~~~~
@@ -7,10 +7,18 @@ of one shape ``F`` (rank ``R``), its rows the product of the leading sizes.
 Every value the kernel computes has one of three shapes: ``F`` itself
 (full), ``K = F[:-1] + [1]`` (a keepdim reduction's) or ``D = F[:-1]`` (a
 reduction's without keepdim); inputs may have any shape that broadcasts to
-the shape of the op reading them. Program ``row`` decomposes its row into
-the leading coordinates ``coord0 ..`` and computes row values (shapes ``K``
-and ``D``) as scalars once, and full values inside loops over the columns in
-blocks of ``RBLOCK``, masked at the end:
+the shape of the op reading them. A program takes ``YBLOCK`` consecutive
+rows (``row``, a ``[YBLOCK, 1]`` column, masked by ``rmask`` past the last
+row), decomposes them into the leading coordinates ``coord0 ..`` and
+computes row values (shapes ``K`` and ``D``) once, as ``[YBLOCK, 1]``
+blocks, and full values inside loops over the columns in ``[YBLOCK,
+RBLOCK]`` blocks, masked at the end of the rows and of the iteration
+(``cmask``); every load and store is masked. The launcher takes ``RBLOCK``
+by the row length and ``YBLOCK`` so that a program holds about
+``ROW_BLOCK_ELEMENTS`` elements (``rows_per_program``): many short rows per
+program, one long row looped over (Note [autotuning]). A rank-1 input has
+one row, its base offset ``row * 0`` (a zero of the rows' shape, so that
+every pointer is a block of the loads' shape).
 
 - a reduction's *level* is one more than the highest level of the
   reductions its input depends on (softmax: ``amax`` 1, the ``sum`` of
@@ -21,9 +29,9 @@ blocks of ``RBLOCK``, masked at the end:
   at ``out + row``, full ones at ``out + row * size{R-1} + col``.
 
 Each loop recomputes what it reads rather than keeping the row in memory,
-so a row of any length runs in ``RBLOCK`` registers. Sums accumulate in the
-result's opmath dtype (f32 for f16), ``amax``/``amin`` propagate NaN as
-PyTorch does. A full value never reads a ``D``-shaped one when ``R >= 2``
+so a row of any length runs in ``YBLOCK * RBLOCK`` registers. Sums
+accumulate in the result's opmath dtype (f32 for f16), ``amax``/``amin``
+propagate NaN as PyTorch does. A full value never reads a ``D``-shaped one when ``R >= 2``
 (broadcasting would align it with the last dimensions, not the rows): the
 converter keeps such kernels apart (keepdim reductions fuse).
 """
@@ -41,6 +49,7 @@ from hopc.backend.triton.emit import (
     LaunchLayout,
     ValueWriter,
     convert,
+    program_index,
     tensor_arguments,
     tensor_dtype,
 )
@@ -56,7 +65,7 @@ ROW, LOOP = "    ", "        "
 class _ReductionWriter:
     kernel: KernelOp
     full: tuple[Dim, ...]
-    writer: ValueWriter = field(default_factory=ValueWriter)
+    writer: ValueWriter
     main: list[str] = field(default_factory=list)
     row_names: dict[tuple[SSAValue, str], str] = field(default_factory=dict)
     loop_names: dict[SSAValue, str] = field(default_factory=dict)
@@ -81,7 +90,7 @@ class _ReductionWriter:
         return self.groups.setdefault((position, target), len(self.groups))
 
     def base(self, group: int) -> str:
-        return " + ".join([f"coord{d} * stride{group}_{d}" for d in range(self.rank - 1)] or ["0"])
+        return " + ".join([f"coord{d} * stride{group}_{d}" for d in range(self.rank - 1)] or ["row * 0"])
 
     def _pointwise(self, op: Operation, operands: list[str], shape: str, lines: list[str], indent: str) -> str:
         saved, self.writer.lines = self.writer.lines, lines
@@ -100,14 +109,15 @@ class _ReductionWriter:
         if isinstance(value, BlockArgument):
             group = self.group(tensor_arguments(self.kernel).index(value), target)
             name = self.writer.fresh("a")
-            self.main.append(f"{ROW}{name} = tl.load(in{self.group_input(group)} + {self.base(group)})")
+            self.main.append(f"{ROW}{name} = tl.load(in{self.group_input(group)} + {self.base(group)}, "
+                             "mask=rmask, other=0)")
         else:
             op = value.owner
             own = self.shape_class(value)
             if own == "full":
                 raise op_error(op, f"a full-shape value {value.type} is read per row")
             operands = [self.row_value(v, own) for v in op.operands]
-            name = self._pointwise(op, operands, "[]", self.main, ROW)
+            name = self._pointwise(op, operands, "[YBLOCK, 1]", self.main, ROW)
         self.row_names[key] = name
         return name
 
@@ -134,14 +144,14 @@ class _ReductionWriter:
                 return self.row_value(value, own)
             op = value.owner
             operands = [self.loop_value(v, body) for v in op.operands]
-            name = self._pointwise(op, operands, "[RBLOCK]", body, LOOP)
+            name = self._pointwise(op, operands, "[YBLOCK, RBLOCK]", body, LOOP)
         self.loop_names[value] = name
         return name
 
     def column_loop(self, body: list[str]) -> None:
         self.main.append(f"{ROW}for start in range(0, size{self.rank - 1}, RBLOCK):")
-        self.main.append(f"{LOOP}col = start + tl.arange(0, RBLOCK)")
-        self.main.append(f"{LOOP}cmask = col < size{self.rank - 1}")
+        self.main.append(f"{LOOP}col = start + tl.arange(0, RBLOCK)[None, :]")
+        self.main.append(f"{LOOP}cmask = rmask & (col < size{self.rank - 1})")
         self.main.extend(body)
         self.loop_names.clear()
 
@@ -155,13 +165,13 @@ class _ReductionWriter:
             accumulator = self.writer.fresh("acc")
             if rule.combine == "sum":
                 dtype = torch.float32 if result in (torch.float16, torch.bfloat16) else result
-                self.main.append(f"{ROW}{accumulator} = tl.zeros([RBLOCK], {TRITON_DTYPES[dtype]})")
+                self.main.append(f"{ROW}{accumulator} = tl.zeros([YBLOCK, RBLOCK], {TRITON_DTYPES[dtype]})")
                 value = convert(convert(self.loop_value(op.operands[0], body), source, result), result, dtype)
                 body.append(f"{LOOP}{accumulator} = {accumulator} + tl.where(cmask, {value}, 0)")
             else:
                 dtype = source
                 start = _lowest(dtype) if rule.combine == "max" else _lowest(dtype, negate=True)
-                self.main.append(f"{ROW}{accumulator} = tl.full([RBLOCK], {start}, {TRITON_DTYPES[dtype]})")
+                self.main.append(f"{ROW}{accumulator} = tl.full([YBLOCK, RBLOCK], {start}, {TRITON_DTYPES[dtype]})")
                 value = self.writer.fresh("m")
                 body.append(f"{LOOP}{value} = tl.where(cmask, {self.loop_value(op.operands[0], body)}, {start})")
                 better = ">" if rule.combine == "max" else "<"
@@ -171,11 +181,11 @@ class _ReductionWriter:
         self.column_loop(body)
         for op, accumulator, dtype in finals:
             rule = ops.REDUCTIONS[op.name]
-            total = f"tl.sum({accumulator}, 0)" if rule.combine == "sum" else f"tl.{rule.combine}({accumulator}, 0)"
+            total = f"tl.{rule.combine}({accumulator}, 1)[:, None]"
             if rule.mean:
                 total = f"{total} / size{self.rank - 1}"
             if rule.combine != "sum" and dtype.is_floating_point:
-                total = (f"tl.where(tl.sum(({accumulator} != {accumulator}).to(tl.int32), 0) > 0, "
+                total = (f"tl.where(tl.sum(({accumulator} != {accumulator}).to(tl.int32), 1)[:, None] > 0, "
                          f"float(\"nan\"), {total})")
             name = self.reduced[op.results[0]] = self.writer.fresh("r")
             self.main.append(f"{ROW}{name} = {convert(total, dtype, tensor_dtype(op.results[0]))}")
@@ -202,8 +212,8 @@ def _levels(kernel: KernelOp) -> dict[SSAValue, int]:
     return levels
 
 
-def emit_reduction(kernel: KernelOp) -> EmittedKernel:
-    """A reduction kernel (Note [reduction stages])."""
+def emit_reduction(kernel: KernelOp, writer: ValueWriter) -> EmittedKernel:
+    """A reduction kernel (Note [reduction stages]), written by ``writer``."""
     reductions = [op for op in kernel.computation if op.name in ops.REDUCTIONS]
     if not reductions:
         raise op_error(kernel, "a reduction kernel holds no reduction")
@@ -214,9 +224,10 @@ def emit_reduction(kernel: KernelOp) -> EmittedKernel:
         if op.name in ops.REDUCTIONS and op.operands[0].type.shape != full:
             raise op_error(op, f"reduces {op.operands[0].type}, another reduction of the kernel "
                                f"reduces shape {list(full)}")
-    state = _ReductionWriter(kernel, full)
+    state = _ReductionWriter(kernel, full, writer)
     rank = len(full)
-    state.main.append(f"{ROW}row = tl.program_id(0).to(tl.int64)")
+    state.main.append(f"{ROW}row = ({program_index(writer.index_bits)} * YBLOCK + tl.arange(0, YBLOCK))[:, None]")
+    state.main.append(f"{ROW}rmask = row < rows")
     rest = "row"
     for dim in reversed(range(rank - 1)):
         if dim:
@@ -238,7 +249,8 @@ def emit_reduction(kernel: KernelOp) -> EmittedKernel:
         state.column_loop(body)
     for position, value in enumerate(outputs):
         if (position, value) not in full_outputs:
-            state.main.append(f"{ROW}tl.store(out{position} + row, {state.row_value(value, state.shape_class(value))})")
+            state.main.append(f"{ROW}tl.store(out{position} + row, {state.row_value(value, state.shape_class(value))}, "
+                              "mask=rmask)")
     shapes = state.shapes()
     strides = tuple((position, shapes[target], rank if target == "full" else rank - 1)
                     for (position, target), _ in sorted(state.groups.items(), key=lambda item: item[1]))
@@ -247,4 +259,4 @@ def emit_reduction(kernel: KernelOp) -> EmittedKernel:
                   "rows", *(f"size{d}" for d in range(rank)),
                   *(f"stride{g}_{d}" for g, (_, _, count) in enumerate(strides) for d in range(count))]
     return state.writer.source(kernel.sym_name.data, "reduction", function_name(kernel.sym_name.data),
-                               parameters, LaunchLayout(full, strides, "RBLOCK"), state.main)
+                               parameters, LaunchLayout(full, strides, "RBLOCK", "YBLOCK"), state.main)

@@ -24,6 +24,16 @@ A HOP subgraph takes its operands as placeholders, in order, so a region's
 block arguments are the HOP's operands. Values are keyed by FX node; a node
 with several results (a HOP, a multi-result ATen op) maps to the list of them
 and ``operator.getitem`` picks one.
+
+Note [squeezes of unbacked sizes]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+PyTorch's ``squeeze`` keeps a dimension whose size is unbacked (read from
+data: ``x[:k.item()].squeeze(0)``) without asking whether it is 1, and
+records no assertion: its result type keeps the dimension, where eager, at a
+size of 1, removes it. Every op after it, and its derivative, is typed for
+the kept dimension. Each such size is asserted not 1 (``hop.assert``), so a
+call where it is 1 is a located error at run time, never a value of the
+wrong shape.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ from io import StringIO
 import torch
 import torch.fx
 import torch.utils._pytree as pytree
+from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
@@ -66,6 +77,9 @@ each binary op's ``OPERATOR``, then torch's spellings where the trace records an
 _RANGE_ONLY = frozenset({_aten.sym_constrain_range.default,
                          _aten.sym_constrain_range_for_size.default})
 """Calls whose whole effect is a symbol's range, which its ``hop.symbol`` records."""
+
+_SQUEEZES = frozenset({_aten.squeeze.default, _aten.squeeze.dim, _aten.squeeze.dims})
+"""Each ``squeeze`` whose kept unbacked sizes are asserted not 1 (Note [squeezes of unbacked sizes])."""
 
 _FORWARD_NEUTRAL = frozenset({torch._C._set_grad_enabled})
 """Calls that change no forward value (grad mode only matters to autograd)."""
@@ -257,6 +271,8 @@ class GraphImporter(RegionImports):
                                    properties={"message": StringAttr(message)}), node)
         elif overload not in _RANGE_ONLY:
             self._import_aten(node, overload)
+            if overload in _SQUEEZES:
+                self._assert_kept_sizes_are_not_one(node)
 
     def _import_aten(self, node: torch.fx.Node, overload: torch._ops.OpOverload) -> None:
         try:
@@ -268,6 +284,22 @@ class GraphImporter(RegionImports):
             raise unsupported(node, f"{overload}: {first_paragraph(error)}") from None
         returns_list = any(isinstance(r.type, torch.ListType) for r in overload._schema.returns)
         self._define(node, op, several=returns_list)
+
+    def _assert_kept_sizes_are_not_one(self, node: torch.fx.Node) -> None:
+        """``hop.assert`` that each size ``squeeze`` kept because it is unbacked is not 1
+        (Note [squeezes of unbacked sizes])."""
+        tensor = node.args[0]
+        sizes = tensor.meta["val"].shape
+        dims = node.args[1] if len(node.args) > 1 else range(len(sizes))
+        for dim in [dims] if isinstance(dims, int) else dims:
+            size = sizes[dim]
+            if isinstance(size, torch.SymInt) and free_unbacked_symbols(size):
+                size_value = self._add(hop.SymSizeOp(self.value(tensor, node), dim % len(sizes)), node)
+                one = self.value(1, node)
+                not_one = self._add(hop.SymNeOp(size_value.result, one), node).result
+                message = f"squeeze kept a size it assumed is not 1: {not_one.type.value}"
+                self._add(hop.AssertOp(operands=[not_one], properties={"message": StringAttr(message)}),
+                          node)
 
     def _import_custom(self, node: torch.fx.Node, overload: torch._ops.OpOverload) -> None:
         """A custom operator as the ``custom`` op of its schema (Note [custom operators]

@@ -13,6 +13,27 @@ argument. Dynamo gives ``.item()`` of a 0-d int64 *input* a backed symbol (its
 source is the input's value, ``L['k'].item()``, and Dynamo guards its range),
 but inside the program it is still defined by the read, not by an argument.
 
+Note [reads the trace learned about]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Where the program asserts that a number read from data equals an expression
+over input sizes (``k = t.item(); torch._check(k == x.shape[0])``), the
+``ShapeEnv`` replaces the read's symbol by that expression (``u1 -> s77``),
+and every size the trace computes after it says ``s77``. That holds only once
+the assertion has passed, so the read keeps its own symbol (``fresh_symbol``:
+``hop.item`` defines ``u1``), and the assertion (Dynamo's ``_assert_scalar``
+right after the read, a ``hop.assert`` of ``Eq(u1, s77)``) compares the value
+read with the size at run time, where eager raises, rather than ``s77`` with
+itself. ``make_fx`` would merge the read with the input size it equals (its
+``dedupe_symints``), which ``lower_to_aten`` keeps it from. Only a replacement
+over backed symbols is kept apart (``learned_about``): a symbol PyTorch
+renamed (``unbacked_renamings``), or replaced by another read (a called
+body's result size, the caller's), is that read.
+
+Not yet: a size that an op computes from a read (``x[:k]``'s), which the
+trace learns equals an input size (``x[:k] * x`` asserts it is
+``x.shape[0]``), is typed by that size, and nothing compares the size the op
+computes with it at run time.
+
 Invariant: every symbol in any text this object returns is declared by
 ``declarations()``, with the range the ``ShapeEnv`` proved for it; a backed
 one also with its hint, its value in the example the program was captured
@@ -27,7 +48,7 @@ from collections.abc import Mapping
 
 import sympy
 import torch
-from torch.fx.experimental.symbolic_shapes import ShapeEnv
+from torch.fx.experimental.symbolic_shapes import ShapeEnv, free_unbacked_symbols
 from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity
 
 from hopc.dialects.hop import SymbolOp
@@ -95,14 +116,18 @@ class ShapeSymbols:
         An int or float read is its symbol; a boolean read is ``Eq(u0, 1)``
         over the integer symbol ``u0`` it defines (``hop.item``). Unlike ``text``
         this does not simplify: the read defines this very symbol, even where
-        the ``ShapeEnv`` has since learned it equals something else.
+        the ``ShapeEnv`` has since learned it equals an expression over input
+        sizes (Note [reads the trace learned about]); a symbol PyTorch renamed,
+        or replaced by another read, is that read.
         """
         if not isinstance(value, torch.SymInt | torch.SymFloat | torch.SymBool):
             return None
-        expression = value.node.expr
+        expression = value.node._expr  # as read: ``.expr`` reads through the replacements
         if isinstance(value, torch.SymBool) and isinstance(expression, sympy.Eq) \
                 and expression.args[1] == 1:
             expression = expression.args[0]
+        if not learned_about(expression, self.shape_env):
+            expression = self.shape_env.replace(expression) if self.shape_env is not None else expression
         if not isinstance(expression, sympy.Symbol):
             return None
         name = expression.name
@@ -152,6 +177,16 @@ class ShapeSymbols:
                 upper = None
         hint = int(env.backed_var_to_val[torch_symbol]) if backed else None
         return SymbolOp(name, kind, lower, upper, hint)
+
+
+def learned_about(read: sympy.Basic, shape_env: ShapeEnv | None) -> bool:
+    """Whether ``read``, as traced, is a symbol read from data that ``shape_env`` replaced by an
+    expression over backed symbols alone (Note [reads the trace learned about])."""
+    if shape_env is None or not isinstance(read, sympy.Symbol) or read in shape_env.unbacked_renamings \
+            or not free_unbacked_symbols(read):
+        return False
+    replacement = shape_env.replace(read)
+    return replacement != read and not free_unbacked_symbols(replacement)
 
 
 def _bound(value: sympy.Basic) -> int | None:

@@ -91,6 +91,15 @@ def symbol_facts(values: Sequence[SSAValue]) -> dict[str, SymbolFacts]:
     return dict(cached[1])
 
 
+def unbacked_symbols(values: Sequence[SSAValue]) -> frozenset[str]:
+    """The symbols that the module around ``values`` (found as by ``symbol_facts``) declares unbacked."""
+    table = next((t for t in map(_symbol_table_of, values) if t is not None), _DETACHED_SCOPE.get())
+    if table is None:
+        return frozenset()
+    return frozenset(op.symbol for op in table.regions[0].block.ops
+                     if isinstance(op, SymbolOp) and op.kind.data == "unbacked")
+
+
 _FACTS_CACHE: WeakKeyDictionary[Operation, tuple[tuple[SymbolOp, ...], dict[str, SymbolFacts]]] = \
     WeakKeyDictionary()
 """Module -> its ``hop.symbol`` ops and their facts when last read (Note [symbol facts cache])."""

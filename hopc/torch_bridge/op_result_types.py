@@ -19,6 +19,18 @@ an entry while ``[s0, 4] + [s1, 4]`` does not. Hints are not part of it
 are always CPU fakes (Note [trace device]). Failed traces are not cached,
 nor is one that guards, which is traced again in the Dynamo frame being
 compiled where there is one (Note [frame guards] in ``hopc.torch_bridge.op_tracer``).
+
+Note [factories in the trace]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The overload runs inside the trace's ``FakeTensorMode`` with the Python
+dispatcher, as ``make_fx`` runs a function. A factory (``arange``, ``ones``,
+``full``, ``empty``) has no tensor operand through which the fake mode would
+be found, and a symbolic size (``ones([s0, 3])``, ``expand_copy(x, [s0, 4])``)
+reaches the meta kernels that take SymInts only through the Python
+dispatcher. Outside them PyTorch's real CPU kernel ran: ``arange`` turned its
+symbolic end into the hint (a guard ``Eq(s0, hint)``, which in a Dynamo frame
+typed it ``[hint]``), and the others refused a symbolic size. Inside them the
+result's sizes are the symbols (``arange(s0)`` is ``[s0]``), with no guard.
 """
 
 from __future__ import annotations
@@ -27,6 +39,8 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from itertools import count
 
+from torch._dispatch.python import enable_python_dispatcher
+from torch._subclasses.fake_tensor import unset_fake_temporarily
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Attribute
 
@@ -154,7 +168,8 @@ class OpTracer:
                         for argument, group in zip(schema.operand_arguments, operand_types, strict=True)}
             args, kwargs = call_arguments(schema, operands, properties, nones,
                                           partial(fake_attribute_value, shapes))
-            output = overload_of(schema)(*args, **kwargs)
+            with unset_fake_temporarily(), enable_python_dispatcher(), shapes.mode:  # Note [factories in the trace]
+                output = overload_of(schema)(*args, **kwargs)
         types = types_of(shapes, output, schema.op_name, location)
         check_result_count(schema.op_name, len(types), self.limits, location)
         if any(t is None for t in types):

@@ -13,7 +13,8 @@ Two forms share one discipline (``traced_scope``):
 Every trace runs with ``backed_size_oblivious`` on, within ``TraceLimits``
 (time, number of results), and fails, as a located ``HopcError`` naming the
 op, where PyTorch rejects the arguments, where the trace would install a
-guard, and where an argument names a device the installed torch cannot run.
+guard or assume a runtime assertion (Note [trace assertions]), and where
+an argument names a device the installed torch cannot run.
 
 Note [trace hints]
 ~~~~~~~~~~~~~~~~~~
@@ -38,6 +39,18 @@ an error. That ``ShapeEnv`` raises at the first guard (the tripwire on
 before it unrolls into thousands of results), and ``shape_env.guards`` is
 checked after every trace. A trace in a Dynamo frame's ``ShapeEnv`` may guard
 (Note [frame guards]).
+
+Note [trace assertions]
+~~~~~~~~~~~~~~~~~~~~~~~
+With unbacked symbols (sizes read from data: Note [data-dependent
+derivatives] in ``hopc.passes.autograd.derivative_facts``) PyTorch decides
+what a guard would decide by assuming, and records the assumption as a
+deferred runtime assertion instead (``[u0] + [u1]`` is ``[u0]`` under
+``Eq(u0, u1)``, where eager would broadcast a size of 1). The IR a trace
+gives has no place for it, so a trace that records one is refused like a
+guard, except those its caller made with ``FakeShapes.assume``: facts the
+module already checks at run time (the ``hop.assert`` ops of the op's block,
+a tangent's sizes, which are its result's).
 
 Note [frame guards]
 ~~~~~~~~~~~~~~~~~~~
@@ -231,6 +244,10 @@ def traced_scope(shapes: FakeShapes, what: str, location: Location | None,
         guards = shapes.our_text(", ".join(str(g.expr) for g in new_guards))
         raise GuardError(f"{what}: tracing it installs a guard on shape symbols ({guards}); "
                         "Note [trace guards]", location)
+    unchecked = shapes.unchecked_assertions()
+    if unchecked and not shapes.in_frame:
+        raise GuardError(f"{what}: its trace assumes {', '.join(unchecked)} of values read from data, "
+                        "which nothing checks at run time; Note [trace assertions]", location)
     if time.monotonic() - started > limits.seconds:
         raise _time_error(what, limits, location)
 
@@ -326,11 +343,15 @@ def check_no_symbol_fixed(what: str, frame: Frame, ours: Mapping[str, str],
                           location: Location | None) -> None:
     """Refuses a frame's trace whose guards fixed one of its symbols (to a number or another
     symbol): its sizes would then disagree with the module's, which keeps the symbol.
-    ``ours`` maps the trace's names to the module's."""
+    ``ours`` maps the trace's names to the module's, which are the frame's (``dynamo_frame``).
+    A fixing shows as a replacement of the frame's symbol itself (``symint.node.expr`` already
+    reads through the replacements, so it cannot show one)."""
     shape_env, symints = frame
-    for name, symint in symints.items():
-        fixed = shape_env.simplify(symint.node.expr)
-        if fixed != symint.node.expr:
+    torch_symbols = {torch_symbol.name: torch_symbol for torch_symbol in shape_env.backed_var_to_val}
+    for name in symints:
+        symbol = torch_symbols[ours.get(name, name)]
+        fixed = shape_env.replace(symbol)
+        if fixed != symbol:
             raise HopcError(f"{what}: its trace guards that {ours.get(name, name)} is {fixed} "
                             "(Dynamo would check it), which hopc does not yet carry into the module",
                             location)
@@ -347,14 +368,15 @@ class TracedFunction:
     """Maps the graph's sizes to our expressions (``shapes.dim``, ``shapes.tensor_type``)."""
 
 
-def trace(fn: Callable[..., object], operand_types: Sequence[TensorType], *, what: str,
+def trace(fn: Callable[..., object], operand_types: Sequence[TensorType | SymIntType], *, what: str,
           requires_grad: Sequence[bool] | None = None,
           symbols: Mapping[str, SymbolFacts] | None = None,
           fresh_symbol: Callable[[], str] | None = None,
           limits: TraceLimits = DEFAULT_LIMITS, location: Location | None = None,
           pass_shapes: bool = False,
           frame: Frame | None = None) -> TracedFunction:
-    """Traces ``fn(*tensors)`` with ``make_fx``, one fake tensor per operand type.
+    """Traces ``fn(*tensors)`` with ``make_fx``, one fake tensor per operand type (a SymInt
+    per ``!hop.symint``).
 
     ``requires_grad`` has one flag per operand (default: none requires grad);
     ``symbols`` gives the hints and ranges of our symbols (Note [trace hints]);
@@ -365,7 +387,8 @@ def trace(fn: Callable[..., object], operand_types: Sequence[TensorType], *, wha
     shapes = FakeShapes(symbols, fresh_symbol, frame=frame)
     flags = requires_grad if requires_grad is not None else [False] * len(operand_types)
     with traced_scope(shapes, what, location, limits):
-        inputs = [shapes.fake_tensor(t, flag) for t, flag in zip(operand_types, flags, strict=True)]
+        inputs = [shapes.fake_tensor(t, flag) if isinstance(t, TensorType) else shapes.size(t.value)
+                  for t, flag in zip(operand_types, flags, strict=True)]
         with unset_fake_temporarily(), enable_python_dispatcher(), shapes.mode:
             traced = (lambda *tensors: fn(shapes, *tensors)) if pass_shapes else fn
             graph = make_fx(traced, tracing_mode="real", _allow_non_fake_inputs=True)(*inputs)

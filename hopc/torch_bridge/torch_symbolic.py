@@ -26,7 +26,8 @@ import torch
 import torch.utils._sympy.functions as torch_functions
 from torch._dynamo.source import ConstantSource
 from torch._subclasses.fake_tensor import FakeTensorMode
-from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv
+from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, canonicalize_bool_expr
+from torch.utils._sympy.numbers import int_oo
 
 from hopc.ir import symbolic, symbolic_float, symbolic_print
 from hopc.ir.dims import Dim, canonical_dim, is_float_symbol_name
@@ -49,6 +50,8 @@ class SymbolFacts:
     hint: int | None = None
     lower: int | None = None
     upper: int | None = None
+    unbacked: bool = False
+    """Traced as a torch unbacked symbol (no hint, its declared range), as Dynamo traced it."""
 
     def example(self) -> int:
         """The hint, or ``DEFAULT_HINT`` clamped into the range."""
@@ -130,15 +133,22 @@ class FakeShapes:
         self._symints: dict[str, torch.SymInt] = dict(symints)
         self._names: dict[sympy.Symbol, str] = {s.node.expr: name for name, s in symints.items()}
         self._fresh_symbol = fresh_symbol
+        self._computed: set[sympy.Symbol] = set()
+        """The symbols of sizes the trace computed, which it named (``identify``, ``dim``)."""
+        self._assumed = self._recorded_conditions()
 
     def symint(self, name: str) -> torch.SymInt:
         """The torch SymInt standing for our symbol ``name``, its hint the symbol's example.
 
         Its range is the declared one intersected with PyTorch's ``[2, oo]`` for
         sizes (where that leaves a range); the symbol never specializes to 0 or 1.
+        A symbol whose facts say ``unbacked`` is an unbacked SymInt instead, with no
+        hint and the declared range.
         """
         if name not in self._symints:
             facts = self._facts.get(name, SymbolFacts())
+            if facts.unbacked:
+                return self._unbacked_symint(name, facts)
             hint = facts.example()
             torch_symbol = self.shape_env.create_symbol(
                 hint, ConstantSource(f"hopc_{name}"), dynamic_dim=DimDynamic.DYNAMIC,
@@ -150,6 +160,51 @@ class FakeShapes:
             self._symints[name] = self.shape_env.create_symintnode(torch_symbol, hint=hint)
             self._names[torch_symbol] = name
         return self._symints[name]
+
+    def _unbacked_symint(self, name: str, facts: SymbolFacts) -> torch.SymInt:
+        """A torch unbacked SymInt for our symbol ``name``, in its declared range."""
+        with self.shape_env.ignore_fresh_unbacked_symbols():
+            symint = self.shape_env.create_unbacked_symint()
+        torch_symbol = symint.node.expr
+        self.shape_env.constrain_symbol_range(torch_symbol, -int_oo if facts.lower is None else facts.lower,
+                                              int_oo if facts.upper is None else facts.upper)
+        self._symints[name] = symint
+        self._names[torch_symbol] = name
+        return symint
+
+    def assume(self, condition: bool | torch.SymBool) -> None:
+        """``torch._check(condition)``, a fact the trace may use because its caller checks it
+        at run time: a runtime assertion of it, or of what checking it records, is assumed,
+        not unchecked, wherever the trace records it (Note [trace assertions] in
+        ``hopc.torch_bridge.op_tracer``)."""
+        before = self._recorded_conditions()
+        if isinstance(condition, torch.SymBool):
+            self._assumed |= {_canonical_condition(condition.node.expr)}
+        torch._check(condition)
+        self._assumed |= self._recorded_conditions() - before
+
+    def unchecked_assertions(self) -> list[str]:
+        """The runtime assertions on our symbols alone that the trace recorded and no caller
+        assumed, in our names. One that mentions a size the trace computed (``0 <= u2 <= s0``
+        for a slice's) states what its op guarantees of that size, not an assumption."""
+        ours = set(self._names) - self._computed
+        return sorted(self.our_text(str(condition)) for condition in self._recorded_conditions() - self._assumed
+                      if condition.free_symbols <= ours)
+
+    def _recorded_conditions(self) -> set[sympy.Basic]:
+        """The condition of each runtime assertion the ``ShapeEnv`` holds, canonical."""
+        return {_canonical_condition(assertion.expr)
+                for assertions in self.shape_env.deferred_runtime_asserts.values() for assertion in assertions}
+
+    def identify(self, size: int | torch.SymInt, same: int | torch.SymInt) -> None:
+        """Gives ``size``, where it is a symbol the trace made, the name of ``same``, one of
+        ours that the trace asserted equal to it (``torch._check``): PyTorch records the
+        equality of two unbacked symbols as a runtime assertion, not as a replacement."""
+        if isinstance(size, torch.SymInt) and isinstance(same, torch.SymInt):
+            fresh, ours = self.shape_env.replace(size.node.expr), self.shape_env.replace(same.node.expr)
+            if isinstance(fresh, sympy.Symbol) and fresh not in self._names and ours in self._names:
+                self._names[fresh] = self._names[ours]
+                self._computed.add(fresh)
 
     @property
     def torch_names(self) -> Mapping[sympy.Symbol, str]:
@@ -188,12 +243,22 @@ class FakeShapes:
                 if self._fresh_symbol is None:
                     raise ValueError(f"size {expression} has a symbol hopc did not create")
                 self._names[torch_symbol] = self._fresh_symbol()
+                self._computed.add(torch_symbol)
         return canonical_dim(symbolic_print.print_expr(from_torch(expression, self._names)))
 
     def tensor_type(self, tensor: torch.Tensor) -> TensorType:
         from hopc.torch_bridge.torch_values import element_type_of
 
         return TensorType([self.dim(s) for s in tensor.shape], element_type_of(tensor.dtype))
+
+
+def _canonical_condition(condition: sympy.Basic) -> sympy.Basic:
+    """``condition`` in one form for each meaning PyTorch's ``canonicalize_bool_expr`` knows
+    (``0 <= u0`` for ``u0 >= 0``), an equality's sides in order."""
+    condition = canonicalize_bool_expr(condition)
+    if isinstance(condition, sympy.Eq):
+        return sympy.Eq(*sorted(condition.args, key=sympy.default_sort_key), evaluate=False)
+    return condition
 
 
 def _evaluate(expression: sympy.Basic, values: Mapping[str, torch.SymInt | torch.SymFloat]):

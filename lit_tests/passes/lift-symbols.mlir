@@ -516,3 +516,26 @@ func.func @float_symbol(%x: !hop.tensor<[4], f32>, %t: !hop.tensor<[], f32>) -> 
   }
   func.return %w : !hop.tensor<[4], f32>
 }
+
+// -----
+
+// A call's later result binds the size its earlier result has only in an
+// expression (cat of four mask-picked rows, then the rows): u2 is bound by the
+// call itself, so nothing is free in @four_times (Note [where a symbol is bound]).
+// CHECK-LABEL: func.func @four_times
+// CHECK:         %r, %r_1 = hop.invoke_subgraph @positive_four_times(%x) : (!hop.tensor<[4], f32>) -> (!hop.tensor<[4*u2], f32>, !hop.tensor<[u2], f32>)
+// CHECK-NEXT:    aten.sum
+hop.symbol @u0 unbacked [0, oo]
+hop.symbol @u2 unbacked [0, oo]
+hop.subgraph @positive_four_times {
+^bb0(%a: !hop.tensor<[4], f32>):
+  %mask = aten.gt.Scalar(%a) {other = 0 : i64} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], i1>
+  %picked = aten.index.Tensor(%a, [%mask]) : (!hop.tensor<[4], f32>, !hop.tensor<[4], i1>) -> !hop.tensor<[u0], f32>
+  %four = aten.cat([%picked, %picked, %picked, %picked]) : (!hop.tensor<[u0], f32>, !hop.tensor<[u0], f32>, !hop.tensor<[u0], f32>, !hop.tensor<[u0], f32>) -> !hop.tensor<[4*u0], f32>
+  hop.yield %four, %picked : !hop.tensor<[4*u0], f32>, !hop.tensor<[u0], f32>
+}
+func.func @four_times(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[], f32> {
+  %r:2 = hop.invoke_subgraph @positive_four_times(%x) : (!hop.tensor<[4], f32>) -> (!hop.tensor<[4*u2], f32>, !hop.tensor<[u2], f32>)
+  %s = aten.sum(%r#0) : (!hop.tensor<[4*u2], f32>) -> !hop.tensor<[], f32>
+  func.return %s : !hop.tensor<[], f32>
+}

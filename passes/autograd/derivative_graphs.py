@@ -30,6 +30,18 @@ differentiation for outputs with complex dtype"), though the view has a
 formula and the copy computes the same values. The joint of such an op is
 traced with its view, which the traced graph then holds as the copy again
 (Note [functional derivatives]).
+
+Note [data-dependent view copies]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The meta kernel of a view's ``_copy`` variant is PyTorch's decomposition of
+the view, which branches on sizes in Python: ``slice_copy`` at an unbacked
+end asks whether the end is past the size, which no fact decides. The
+view's own fake implementation asks only what it can decide
+(``guard_or_false``) and otherwise gives the result a fresh size, as
+Dynamo's trace of the forward did. So a derivative traced with unbacked
+symbols (Note [data-dependent derivatives] in
+``hopc.passes.autograd.derivative_facts``) traces the view of a ``_copy``; the
+traced graph holds the copy again (Note [functional derivatives]).
 """
 
 from __future__ import annotations
@@ -46,10 +58,12 @@ from hopc.torch_bridge.aten_call import overload_of
 from hopc.torch_bridge.torch_values import dtype_of
 
 
-def differentiated_schema(schema: Schema, result_types: Sequence[object]) -> Schema:
+def differentiated_schema(schema: Schema, result_types: Sequence[object], data_dependent: bool = False) -> Schema:
     """The op whose joint is traced for ``schema``: itself, but the view for the ``_copy``
-    of a view with a complex result (Note [complex view copies])."""
-    if not any(isinstance(t, TensorType) and dtype_of(t.element_type).is_complex for t in result_types):
+    of a view with a complex result (Note [complex view copies]) or in a ``data_dependent``
+    trace (Note [data-dependent view copies])."""
+    if not data_dependent and not any(isinstance(t, TensorType) and dtype_of(t.element_type).is_complex
+                                      for t in result_types):
         return schema
     return view_of_copy_variant(schema) or schema
 

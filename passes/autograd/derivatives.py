@@ -10,8 +10,10 @@ tracer (``hopc.torch_bridge.op_tracer.trace``), the joint of one op::
 over fake tensors sized by the module's symbols, with ``backed_size_oblivious``
 on and no guard allowed (inside a Dynamo frame, where that trace fails, it is
 traced again in the frame's ``ShapeEnv``, installing its guards there: Note
-[derivatives in a frame]), then makes that graph hold no view, no in-place op
-and no ZeroTensor (views become their ``_copy`` variants, as everywhere at
+[derivatives in a frame]; for an op with unbacked symbols, again with them
+unbacked: Note [data-dependent derivatives] in
+``hopc.passes.autograd.derivative_facts``), then makes that graph hold no
+view, no in-place op and no ZeroTensor (views become their ``_copy`` variants, as everywhere at
 the functional level: Note [functional derivatives] in
 ``hopc.passes.autograd.derivative_graphs``). The result is PyTorch's own
 derivative formula as ATen ops, never a hand-written table. A
@@ -101,7 +103,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import sympy
@@ -114,7 +116,8 @@ from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import HopcError, location_of
 from hopc.ir.dims import is_float_symbol_name
 from hopc.ir.substitution import parameters, substitute
-from hopc.ir.types import TensorType
+from hopc.ir.types import SymIntType, TensorType
+from hopc.passes.autograd.derivative_facts import block_assertions, in_names, unbacked_pattern_symbols
 from hopc.passes.autograd.derivative_graphs import differentiated_schema, materialize_zero_tensors, views_to_copies
 from hopc.passes.autograd.differentiable_forms import DIFFERENTIABLE_FORMS
 from hopc.passes.autograd.masked_gradients import defined_gradient_outputs
@@ -174,15 +177,46 @@ def op_derivative(op: AtenOp, differentiated: Sequence[int], tangent_results: Se
     _check_custom_autograd(op)
     try:
         derivative = _CACHE[key] = _differentiable_trace(op, renaming, list(differentiated),
-                                                         tangent_results, pattern_facts, None)
-    except HopcError:
-        frame = dynamo_frame(renaming, pattern_facts)
-        if frame is None:
-            raise
-        derivative = _differentiable_trace(op, renaming, list(differentiated), tangent_results,
-                                           pattern_facts, frame)
-        check_no_symbol_fixed(f"the derivative of {op.name}", frame, back, location_of(op))
+                                                         tangent_results, pattern_facts, (), None)
+        return derivative, back
+    except HopcError as error:
+        failure = error  # traced again outside this handler, so that its guard is not taken for theirs
+    unbacked = unbacked_pattern_symbols(op, renaming)
+    if unbacked:
+        return _data_dependent_derivative(op, key, renaming, list(differentiated), tangent_results,
+                                          pattern_facts, unbacked), back
+    frame = dynamo_frame(renaming, pattern_facts)
+    if frame is None:
+        raise failure
+    derivative = _differentiable_trace(op, renaming, list(differentiated), tangent_results,
+                                       pattern_facts, (), frame)
+    check_no_symbol_fixed(f"the derivative of {op.name}", frame, back, location_of(op))
     return derivative, back
+
+
+def _data_dependent_derivative(op: AtenOp, key: tuple, renaming: Mapping[str, str], differentiated: list[int],
+                               tangent_results: Sequence[int], facts: Mapping[str, SymbolFacts],
+                               unbacked: frozenset[str]) -> OpDerivative:
+    """The derivative traced with ``unbacked`` symbols unbacked, under the facts its block
+    asserts (Note [data-dependent derivatives] in
+    ``hopc.passes.autograd.derivative_facts``); cached by them. A located HopcError, in
+    the op's symbols, where that trace still needs a fact."""
+    assumptions = block_assertions(op, renaming, unbacked)
+    key = (*key, unbacked, assumptions)
+    derivative = _CACHE.get(key)
+    if derivative is not None:
+        return derivative
+    unbacked_facts = {name: replace(f, unbacked=name in unbacked) for name, f in facts.items()}
+    try:
+        derivative = _CACHE[key] = _differentiable_trace(op, renaming, differentiated, tangent_results,
+                                                         unbacked_facts, assumptions, None)
+    except HopcError as error:
+        back = {canonical: name for name, canonical in renaming.items()}
+        known = ", ".join(assumptions) or "none"
+        raise HopcError(in_names(f"{error.message} (traced with {', '.join(sorted(unbacked))} unbacked, "
+                                 f"knowing the asserts of its block on them: {known}; "
+                                 "Note [data-dependent derivatives])", back), error.location) from None
+    return derivative
 
 
 _NOT_DIFFERENTIABLE = re.compile(r"is not differentiable with respect to argument '(\w+)'")
@@ -190,7 +224,7 @@ _NOT_DIFFERENTIABLE = re.compile(r"is not differentiable with respect to argumen
 
 def _differentiable_trace(op: AtenOp, renaming: Mapping[str, str], differentiated: list[int],
                           tangent_results: Sequence[int], facts: Mapping[str, SymbolFacts],
-                          frame: Frame | None) -> OpDerivative:
+                          assumptions: Sequence[str], frame: Frame | None) -> OpDerivative:
     """The trace, leaving out the operands PyTorch says the op is not differentiable in.
 
     (``running_mean`` of a training-mode batch norm: an input that is active
@@ -198,7 +232,7 @@ def _differentiable_trace(op: AtenOp, renaming: Mapping[str, str], differentiate
     """
     while True:
         try:
-            return _trace_derivative(op, renaming, differentiated, tangent_results, facts, frame)
+            return _trace_derivative(op, renaming, differentiated, tangent_results, facts, assumptions, frame)
         except HopcError as error:
             match = _NOT_DIFFERENTIABLE.search(error.message)
             if match is None:
@@ -221,10 +255,10 @@ def _operand_offsets(op: AtenOp) -> dict[str, range]:
 
 def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: Sequence[int],
                       tangent_results: Sequence[int], facts: Mapping[str, SymbolFacts],
-                      frame: Frame | None) -> OpDerivative:
+                      assumptions: Sequence[str], frame: Frame | None) -> OpDerivative:
     location = location_of(op)
     result_types = [substitute(r.type, renaming) for r in op.results]
-    schema = differentiated_schema(op.SCHEMA, result_types)
+    schema = differentiated_schema(op.SCHEMA, result_types, any(f.unbacked for f in facts.values()))
     groups = [[substitute(v.type, renaming) for v in group] for _, group in op.operand_groups()]
     properties = {k: substitute(v, renaming) for k, v in op.properties.items()
                   if not k.endswith("_nones")}
@@ -238,6 +272,8 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
 
     def joint(shapes: FakeShapes, *tensors: torch.Tensor) -> object:
         primals, tangents = tensors[:count], tensors[count:count + tangent_count]
+        for assumption in assumptions:  # Note [data-dependent derivatives]
+            shapes.assume(shapes.size(assumption))
         remaining = iter(primals)
         operands = {argument.name: [next(remaining) for _ in group]
                     for argument, group in zip(schema.operand_arguments, groups, strict=True)}
@@ -247,7 +283,7 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
         if shapes.in_frame and len(flat) == len(result_types):
             flat = [_declared(output, declared, shapes) for output, declared in zip(flat, result_types)]
         for index, tangent in zip(tangent_results, tangents, strict=True):
-            _same_sizes(flat[index], tangent)
+            _same_sizes(flat[index], tangent, shapes)
         # An output that does not depend differentiably on the inputs (``zeros_like``)
         # takes no tangent; with none left, every gradient is None.
         used = [(flat[i], t) for i, t in zip(tangent_results, tangents, strict=True) if flat[i].requires_grad]
@@ -283,13 +319,16 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
                             dict(autograd.shapes.torch_names), len(carriers))
     functionalized = torch.func.functionalize(autograd.graph, remove="mutations_and_views")
 
-    def functional_joint(*tensors: torch.Tensor) -> object:
+    def functional_joint(shapes: FakeShapes, *tensors: torch.Tensor) -> object:
+        for assumption in assumptions:
+            shapes.assume(shapes.size(assumption))
         outputs, gradients = functionalized(*tensors)
         for index, tangent in zip(tangent_results, tensors[count:count + tangent_count], strict=True):
-            _same_sizes(outputs[index], tangent)
+            _same_sizes(outputs[index], tangent, shapes)
         return outputs, gradients
 
-    functional = trace(functional_joint, inputs, what=what, symbols=facts, location=location, frame=frame)
+    functional = trace(functional_joint, inputs, what=what, symbols=facts, location=location,
+                       pass_shapes=True, frame=frame)
     functional.graph.graph.eliminate_dead_code()
     functional.graph.recompile()
     return OpDerivative(functional.graph, tuple(differentiated), functional.shapes.shape_env,
@@ -316,10 +355,13 @@ def _no_custom_autograd(op: AtenOp) -> HopcError:
                      location_of(op))
 
 
-def _size_carriers(types: Sequence[TensorType], facts: Mapping[str, SymbolFacts]) -> list[TensorType]:
-    """One ``[p]`` tensor per symbol no operand or tangent has as a dimension (Note [size carriers])."""
+def _size_carriers(types: Sequence[TensorType], facts: Mapping[str, SymbolFacts]
+                   ) -> list[TensorType | SymIntType]:
+    """One ``[p]`` tensor per symbol no operand or tangent has as a dimension, the SymInt
+    itself for an unbacked one (Note [size carriers])."""
     bound = set(parameters(types))
-    return [TensorType([name], i1) for name in facts if name not in bound and not is_float_symbol_name(name)]
+    return [SymIntType(name) if facts[name].unbacked else TensorType([name], i1)
+            for name in facts if name not in bound and not is_float_symbol_name(name)]
 
 
 def _sized_as(gradient: torch.Tensor | None, primal: torch.Tensor) -> torch.Tensor | None:
@@ -351,7 +393,8 @@ def _expression(size: int | torch.SymInt) -> object:
     return size.node.expr if isinstance(size, torch.SymInt) else size
 
 
-def _same_sizes(output: torch.Tensor, tangent: torch.Tensor) -> None:
+def _same_sizes(output: torch.Tensor, tangent: torch.Tensor, shapes: FakeShapes) -> None:
     """Tells the trace that a tangent has its output's sizes (Note [data-dependent tangents])."""
     for output_size, tangent_size in zip(output.shape, tangent.shape, strict=True):
-        torch._check(output_size == tangent_size)
+        shapes.assume(output_size == tangent_size)
+        shapes.identify(output_size, tangent_size)

@@ -29,6 +29,7 @@ from contextlib import contextmanager
 
 import torch
 from torch._decomp import decomposition_table
+from torch.fx.experimental import proxy_tensor
 from torch.fx.experimental.proxy_tensor import decompose, get_proxy_mode
 
 aten = torch.ops.aten
@@ -71,5 +72,9 @@ def defined_gradient_outputs() -> Iterator[None]:
     """Within a ``make_fx`` trace: calls with masked outputs leave none undefined."""
     mode = get_proxy_mode()
     assert mode is not None, "defined_gradient_outputs runs inside a trace"
-    with decompose({**mode.decomposition_table, **_table()}):
+    # torch 2.11 keeps the trace's decompositions in a global, not on its mode
+    current = getattr(mode, "decomposition_table", None)
+    if current is None:
+        current = proxy_tensor.CURRENT_DECOMPOSITION_TABLE
+    with decompose({**current, **_table()}):
         yield

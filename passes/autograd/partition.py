@@ -9,7 +9,8 @@ size, as PyTorch's ``min_cut_rematerialization_partition`` does:
 Note [min-cut partition]
 ~~~~~~~~~~~~~~~~~~~~~~~~
 A flow network has two nodes per forward value ``v``, ``v.in -> v.out`` with
-capacity its size in bytes (sizes evaluated at the symbols' hints), and an
+capacity its size in bytes (sizes evaluated at the symbols' hints; an op's
+result a byte or two more, so that a tie saves what it comes from: ``_tie_bytes``), and an
 infinite edge ``u.out -> v.in`` for each operand ``u`` of ``v``'s op. The
 source feeds, infinitely, the block's arguments and every value whose op may
 not be recomputed (below); every forward value a backward op reads feeds the
@@ -43,6 +44,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import MemoryEffectKind, is_side_effect_free, only_has_effect
 
 from hopc.dialects import hop
+from hopc.dialects.aten import AtenOp
 from hopc.ir import symbolic, symbolic_print
 from hopc.ir.dims import Dim, canonical_dim
 from hopc.ir.substitution import parameters
@@ -103,8 +105,7 @@ def choose_saved(forward_ops: Sequence[Operation], arguments: Sequence[SSAValue]
     recomputable = recomputable_ops(forward_ops, outputs)
     for op in forward_ops:
         for result in op.results:
-            # One byte more than an argument of the same size: on a tie, save the argument.
-            graph.add_edge(("in", result), ("out", result), capacity=size_in_bytes(result, facts) + 1)
+            graph.add_edge(("in", result), ("out", result), capacity=size_in_bytes(result, facts) + _tie_bytes(op))
             if op not in recomputable:
                 graph.add_edge("source", ("in", result))
             for operand in op.operands:
@@ -114,6 +115,15 @@ def choose_saved(forward_ops: Sequence[Operation], arguments: Sequence[SSAValue]
     _, (source_side, _) = networkx.minimum_cut(graph, "source", "sink")
     values = [*arguments, *(r for op in forward_ops for r in op.results)]
     return [v for v in values if ("in", v) in source_side and ("out", v) not in source_side]
+
+
+def _tie_bytes(op: Operation) -> int:
+    """What a result of ``op`` costs to save beyond its size, so that a tie goes to the value
+    it comes from: one byte more than an argument of the same size (save the argument), and a
+    ``_copy`` view's two (save the viewed value: a linear's backward reads ``t_copy(x)``, which
+    the backward recomputes from a saved ``x`` at no cost once ``convert-hop-to-kernel`` makes
+    it a view for the product that reads it; saved, it was a copy in the forward)."""
+    return 2 if isinstance(op, AtenOp) and op.SCHEMA.is_view_copy else 1
 
 
 @dataclass

@@ -143,8 +143,9 @@ def convert_to_kernel(module: ModuleOp, device: str = "cpu", conds_as_selects: s
     table = KernelTable(module)
     for block in _host_blocks(module):
         builder = Builder(InsertPoint.at_start(block))
-        scope = SymbolScope(block)
-        for group in fusion_groups(block, can_generate):
+        groups = fusion_groups(block, can_generate)
+        scope = SymbolScope(block, moving={op for group in groups for op in group.ops[:-1]})
+        for group in groups:
             outline(group, table, scope, builder)
     module.attributes[DEVICE_ATTRIBUTE] = StringAttr(device)
 

@@ -19,15 +19,13 @@ those of eager's math.
 Note [symbolic positions]
 ~~~~~~~~~~~~~~~~~~~~~~~~~
 Sizes may be symbolic (a sequence length that varies between calls). The
-op tracer cannot type an ATen factory or ``expand_copy`` on symbolic sizes
-(``arange``'s trace fixes its end to the hint, a guard; ``ones`` and
-``expand_copy`` take only concrete sizes), so where the scores' sizes are
-symbolic each index is the count of ones along its dim, less one
-(``cumsum(ones_like(scores), dim) - 1``: the position, at every position of
-the scores), and a score body's result narrower than the scores is
-broadcast by adding it to ``zeros_like(scores)`` (exact: ``0 + x`` is ``x``
-but for the sign of a zero, which softmax does not see). Static sizes keep
-the cheaper ``arange`` and ``expand_copy``.
+index along a dim is ``arange(size)`` of the scores' size there, viewed as
+``[1, .., size, .., 1]``, and a score body's result narrower than the scores
+is ``expand_copy``'d to them, on symbolic sizes as on static ones: the op
+tracer types a factory and ``expand_copy`` on symbolic sizes by the symbols,
+with no guard (Note [factories in the trace] in
+``hopc.torch_bridge.op_result_types``), so no index is a full ``[B, H, L, S]``
+tensor.
 
 A body op that reads no tensor (a constant, shape arithmetic) is the same at
 every position and is copied as it is. Refused (a ``HopcError`` at the op):
@@ -46,7 +44,7 @@ from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.hop_flex_attention import query_groups
 from hopc.ir.diagnostics import op_error
-from hopc.ir.types import TensorType
+from hopc.ir.types import TensorType, dim_attribute
 from hopc.torch_bridge.aten_builders import Operand, build_aten, build_aten_from_groups
 
 
@@ -98,24 +96,15 @@ class _DenseOps:
         return new.results[0]
 
     def index_along(self, dim: int, scores: SSAValue) -> SSAValue:
-        """The position along ``dim`` of ``scores`` as ``i32``: ``arange`` viewed along ``dim``
-        (size 1 elsewhere), or where ``scores`` has symbolic sizes, a count along ``dim`` of
-        the same shape (Note [symbolic positions])."""
+        """The position along ``dim`` of ``scores`` as ``i32``: ``arange`` viewed along ``dim``,
+        size 1 elsewhere (Note [symbolic positions])."""
         size = scores.type.shape[dim]  # type: ignore[attr-defined]
-        if not all(isinstance(s, int) for s in scores.type.shape):  # type: ignore[attr-defined]
-            ones = self.aten("aten.ones_like", [scores], dtype=torch.int32)
-            counts = self.aten("aten.cumsum", [ones], dim=dim, dtype=torch.int32)
-            return self.aten("aten.sub.Scalar", [counts], other=1)
-        positions = self.aten("aten.arange", [], end=size, dtype=torch.int32)
+        positions = self.aten("aten.arange", [], end=dim_attribute(size), dtype=torch.int32)
         return self.aten("aten.view_copy", [positions], size=[size if d == dim else 1 for d in range(4)])
 
     def broadcast(self, value: SSAValue, like: SSAValue) -> SSAValue:
-        """``value`` expanded to the shape of ``like``: ``expand_copy``, or where ``like`` has
-        symbolic sizes, ``zeros_like(like) + value`` (Note [symbolic positions])."""
-        shape = list(like.type.shape)  # type: ignore[attr-defined]
-        if all(isinstance(size, int) for size in shape):
-            return self.aten("aten.expand_copy", [value], size=shape)
-        return self.aten("aten.add.Tensor", [self.aten("aten.zeros_like", [like]), value])
+        """``value`` expanded to the shape of ``like`` (Note [symbolic positions])."""
+        return self.aten("aten.expand_copy", [value], size=list(like.type.shape))  # type: ignore[attr-defined]
 
     def inline(self, region: Region, arguments: Sequence[SSAValue | None]) -> SSAValue:
         """Rebuilds the ops of ``region``'s body on ``arguments`` (broadcast for its block

@@ -95,7 +95,7 @@ class ViewCopyToView(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: AtenOp, rewriter: PatternRewriter) -> None:
-        view = _view_of(op.SCHEMA)
+        view = view_of(op.SCHEMA)
         if view is None or len(op.results) != 1:
             return
         if not (_read_only_by_layout_free_ops_of_its_block(op) or _contiguous_reshape(op)):
@@ -160,8 +160,10 @@ class IdentityReshape(RewritePattern):
         rewriter.replace(op, [], [source])
 
 
-def _view_of(schema: Schema) -> Schema | None:
-    """The view op whose ``_copy`` variant ``schema`` is (``reshape`` for ``view_copy``), or None."""
+def view_of(schema: Schema) -> Schema | None:
+    """The view op whose ``_copy`` variant ``schema`` is (``reshape`` for ``view_copy``), or None:
+    the copy holds the view's elements, contiguously (host code writes an ``out=`` buffer of one
+    as a ``copy_`` of the view, ``hopc.backend.host.ops_aten``)."""
     if schema.op_name in _RESHAPES:
         return lookup(_RESHAPES[schema.op_name])
     if schema.base_name in _NOT_VIEWS or schema.base_name == "view_copy":
@@ -192,14 +194,19 @@ _DENSE_VIEWS = frozenset({"aten.reshape", "aten.t", "aten.transpose.int", "aten.
 
 def _contiguous_reshape(op: AtenOp) -> bool:
     """Whether ``op`` is a ``view_copy`` of a fresh op result (not an argument, not a view: a
-    contiguous tensor), read only by ATen ops of its block: ``reshape`` of a contiguous tensor
-    is a contiguous view, laid out as the copy, so any op may read it."""
+    contiguous tensor) or a reshape of one, read only by ATen ops of its block: ``reshape`` of
+    a contiguous tensor is a contiguous view, laid out as the copy, so any op may read it."""
     return op.name == "aten.view_copy" and _fresh(op.operands[0]) and _read_only_by_aten_ops_of_its_block(op)
 
 
 def _fresh(value: SSAValue) -> bool:
-    """Whether ``value`` is the result of an ATen op that is no view (laid out contiguously)."""
-    return isinstance(value.owner, AtenOp) and not value.owner.is_view
+    """Whether ``value`` is the result of an ATen op that is no view (laid out contiguously), or
+    a ``reshape`` of such a result (a contiguous view of it: ``mm`` then ``view_copy`` twice, a
+    linear's output split into heads)."""
+    owner = value.owner
+    if isinstance(owner, AtenOp) and owner.name == "aten.reshape":
+        return _fresh(owner.operands[0])
+    return isinstance(owner, AtenOp) and not owner.is_view
 
 
 def _read_only_by_aten_ops_of_its_block(op: Operation) -> bool:

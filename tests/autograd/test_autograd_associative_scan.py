@@ -17,7 +17,7 @@ from torch.export import Dim
 
 import hopc
 from hopc.backend.interpreter import run_module
-from hopc.backend.runtime.executors import EXECUTORS
+from hopc.backend.runtime.executors import CPU_EXECUTORS
 from hopc.dialects import hop
 from hopc.dialects.hop_interface import hop_interface
 from hopc.ir.diagnostics import HopcError
@@ -88,7 +88,7 @@ def _outputs_and_gradients(program, x, y, grad: bool) -> list[torch.Tensor]:
 
 
 @pytest.mark.parametrize("grad", [False, True], ids=["no_grad", "grad"])
-@pytest.mark.parametrize("executor", sorted(EXECUTORS))
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
 def test_every_executor_agrees_with_eager_and_the_interpreter(executor: str, grad: bool):
     """Two lengths: the second call compiles the length, one symbol for both inputs
     (Note [associative scan capture]), as a dynamic size."""

@@ -21,7 +21,7 @@ from torch._dynamo.utils import counters
 
 import hopc
 from hopc.backend.interpreter import run_module
-from hopc.backend.runtime.executors import EXECUTORS
+from hopc.backend.runtime.executors import CPU_EXECUTORS
 
 
 @pytest.fixture(autouse=True)
@@ -111,7 +111,7 @@ func.func @forward(%x: !hop.tensor<[s0, s1], f32>)
 """
 
 
-@pytest.mark.parametrize("executor", [None, *sorted(EXECUTORS)])
+@pytest.mark.parametrize("executor", [None, *sorted(CPU_EXECUTORS)])
 def test_unary_operators_run_as_python_on_every_executor(executor):
     """``-n``, ``abs(n - m)``, ``not n > m`` at (3, 7) and (7, 3); None: the reference interpreter."""
     module = hopc.parse(_UNARY_OPERATORS)

@@ -25,12 +25,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hopc
-from hopc.backend.runtime.executors import EXECUTORS
+from hopc.backend.runtime.executors import CPU_EXECUTORS
 
 sys.path.insert(0, os.path.dirname(__file__))
 from view_programs import build, view_program
 
-EXECUTOR_NAMES = sorted(EXECUTORS)
+EXECUTOR_NAMES = sorted(CPU_EXECUTORS)
 
 
 @pytest.fixture(autouse=True)

@@ -29,11 +29,10 @@ from frontend_corpus import CASES
 from frontend_harness import check_compile, fresh
 
 from hopc.backend.interpreter import run_module
-from hopc.backend.runtime.executors import EXECUTORS as ALL_EXECUTORS
-from hopc.backend.runtime.executors import executor_named
+from hopc.backend.runtime.executors import CPU_EXECUTORS, executor_named
 from hopc.dialects.hop_module_structure import differentiable_results, entry_signature
 
-EXECUTORS = sorted(ALL_EXECUTORS)
+EXECUTORS = sorted(CPU_EXECUTORS)
 
 NOT_TRAINED_BY_DYNAMO = {
     "out_variant": "eager refuses out= on tensors that require grad",

@@ -28,13 +28,13 @@ from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
 import hopc
 from hopc.backend.interpreter import run_module
-from hopc.backend.runtime.executors import EXECUTORS
+from hopc.backend.runtime.executors import CPU_EXECUTORS
 from hopc.ir.diagnostics import HopcError
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "autograd"))
 from autograd_harness import check_gradients, differentiated, entry_values
 
-EXECUTOR_NAMES = sorted(EXECUTORS)
+EXECUTOR_NAMES = sorted(CPU_EXECUTORS)
 BATCH, HEADS, HEAD_SIZE = 2, 2, 4
 
 

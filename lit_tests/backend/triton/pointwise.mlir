@@ -45,8 +45,9 @@ kernel.kernel @scalars "pointwise" {
 
 // f16 computes in f32 (opmath) and each result is rounded to its IR dtype;
 // a comparison gives bool (Note [triton dtypes] in hopc.backend.triton.ops).
+// The source is for CUDA: exp is libdevice's (Note [kernel targets]).
 // CHECK-LABEL: # kernel.kernel @"half" (pointwise)
-// CHECK:           [[H:t[0-9]+]] = (tl.exp(([[X:a[0-9]+]]).to(tl.float32))).to(tl.float16)
+// CHECK:           [[H:t[0-9]+]] = (libdevice.exp(([[X:a[0-9]+]]).to(tl.float32))).to(tl.float16)
 // CHECK-NEXT:      [[L:t[0-9]+]] = ([[H]]).to(tl.float32) < 0.5
 // CHECK-NEXT:      tl.store(out0 + offset, [[H]], mask=mask)
 // CHECK-NEXT:      tl.store(out1 + offset, [[L]], mask=mask)

@@ -118,3 +118,25 @@ func.func @output_count(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
   %y = hop.autograd_function @forward(%x) backward @backward {output_count = 2 : i64, gradients = array<i64: 0>} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], f32>
   func.return %y : !hop.tensor<[4], f32>
 }
+
+// -----
+
+// The forward's mask-picked size u0 is fresh at each call: the operand's s0 cannot name it
+// (Note [call result symbols] in hopc.dialects.hop_call_results).
+hop.symbol @s0 backed [2, oo]
+hop.symbol @u0 unbacked [0, oo]
+hop.subgraph @positive {
+^bb0(%a: !hop.tensor<[s0], f32>):
+  %mask = aten.gt.Scalar(%a) {other = 0 : i64} : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], i1>
+  %picked = aten.index.Tensor(%a, [%mask]) : (!hop.tensor<[s0], f32>, !hop.tensor<[s0], i1>) -> !hop.tensor<[u0], f32>
+  hop.yield %picked : !hop.tensor<[u0], f32>
+}
+hop.subgraph @backward {
+^bb0(%t: !hop.tensor<[s0], f32>):
+  hop.yield %t : !hop.tensor<[s0], f32>
+}
+func.func @operand_size_for_a_fresh_size(%x: !hop.tensor<[s0], f32>) {
+  // expected-error @+1 {{'hop.autograd_function' op result #0 %y of type !hop.tensor<[s0], f32> has s0 for u0, a size the body defines, fresh at each call: expected a symbol that no operand mentions}}
+  %y = hop.autograd_function @positive(%x) backward @backward {output_count = 1 : i64, gradients = array<i64: 0>} : (!hop.tensor<[s0], f32>) -> !hop.tensor<[s0], f32>
+  func.return
+}

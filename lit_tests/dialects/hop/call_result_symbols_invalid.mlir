@@ -95,3 +95,22 @@ func.func @two_sizes_one_name(%x: !hop.tensor<[4], f32>, %y: !hop.tensor<[4], f3
   %r:2 = hop.invoke_subgraph @two_masks(%x, %y) : (!hop.tensor<[4], f32>, !hop.tensor<[4], f32>) -> (!hop.tensor<[u2, 1], i64>, !hop.tensor<[u2, 1], i64>)
   func.return
 }
+
+// -----
+
+// The body's u0 is in its result only inside 4*u0: no result binds a name of the
+// call's own for it, so the call may not rename it.
+hop.symbol @u0 unbacked [0, oo]
+hop.symbol @u1 unbacked [0, oo]
+hop.subgraph @positive_four_times {
+^bb0(%a: !hop.tensor<[4], f32>):
+  %mask = aten.gt.Scalar(%a) {other = 0 : i64} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], i1>
+  %picked = aten.index.Tensor(%a, [%mask]) : (!hop.tensor<[4], f32>, !hop.tensor<[4], i1>) -> !hop.tensor<[u0], f32>
+  %four = aten.cat([%picked, %picked, %picked, %picked]) : (!hop.tensor<[u0], f32>, !hop.tensor<[u0], f32>, !hop.tensor<[u0], f32>, !hop.tensor<[u0], f32>) -> !hop.tensor<[4*u0], f32>
+  hop.yield %four : !hop.tensor<[4*u0], f32>
+}
+func.func @expression_only(%x: !hop.tensor<[4], f32>) {
+  // expected-error @+1 {{'hop.invoke_subgraph' op result #0 %r of type !hop.tensor<[4*u1], f32> has 4*u1 for 4*u0: u0, a size the body defines, fresh at each call, is a whole dimension of no result, so the call cannot name it; return (and use) a tensor of the body that has it as a whole dimension too}}
+  %r = hop.invoke_subgraph @positive_four_times(%x) : (!hop.tensor<[4], f32>) -> !hop.tensor<[4*u1], f32>
+  func.return
+}

@@ -121,6 +121,36 @@ builtin.module {
 
 // -----
 
+// A view_copy of a contiguous reshape of a fresh result (a linear's output
+// reshaped twice) is a contiguous reshape too. Must not fire on a reshape of
+// a transpose: its strides are not the copy's contiguous ones, which the
+// sine's result would get.
+// CHECK-LABEL: builtin.module
+// CHECK:       func.func @f
+// CHECK-NEXT:    %[[N:.*]] = kernel.launch @pointwise_neg(%x)
+// CHECK-NEXT:    %[[V:.*]] = kernel.launch @extern_reshape(%[[N]])
+// CHECK-NEXT:    %[[W:.*]] = kernel.launch @extern_reshape_1(%[[V]])
+// CHECK-NEXT:    kernel.launch @pointwise_exp(%[[W]])
+// CHECK-NEXT:    %[[T:.*]] = kernel.launch @extern_t(%[[N]])
+// CHECK-NEXT:    %[[U:.*]] = kernel.launch @extern_reshape_2(%[[T]])
+// CHECK-NEXT:    %[[Z:.*]] = kernel.launch @extern_view_copy(%[[U]])
+// CHECK-NEXT:    kernel.launch @pointwise_sin(%[[Z]])
+builtin.module {
+  func.func @f(%x: !hop.tensor<[2, 4], f32>) -> (!hop.tensor<[8], f32>, !hop.tensor<[8], f32>) {
+    %n = aten.neg(%x) : (!hop.tensor<[2, 4], f32>) -> !hop.tensor<[2, 4], f32>
+    %v = aten.view_copy(%n) {size = [4 : i64, 2 : i64]} : (!hop.tensor<[2, 4], f32>) -> !hop.tensor<[4, 2], f32>
+    %w = aten.view_copy(%v) {size = [8 : i64]} : (!hop.tensor<[4, 2], f32>) -> !hop.tensor<[8], f32>
+    %e = aten.exp(%w) : (!hop.tensor<[8], f32>) -> !hop.tensor<[8], f32>
+    %t = aten.t_copy(%n) : (!hop.tensor<[2, 4], f32>) -> !hop.tensor<[4, 2], f32>
+    %u = aten.view_copy(%t) {size = [2 : i64, 4 : i64]} : (!hop.tensor<[4, 2], f32>) -> !hop.tensor<[2, 4], f32>
+    %z = aten.view_copy(%u) {size = [8 : i64]} : (!hop.tensor<[2, 4], f32>) -> !hop.tensor<[8], f32>
+    %s = aten.sin(%z) : (!hop.tensor<[8], f32>) -> !hop.tensor<[8], f32>
+    func.return %e, %s : !hop.tensor<[8], f32>, !hop.tensor<[8], f32>
+  }
+}
+
+// -----
+
 // An argument transposed twice where only a matrix product reads the result
 // is the argument itself (a linear's backward reads the next layer's saved
 // weight as t(t(w))): the product's result is fresh, so nothing comes to

@@ -1,0 +1,79 @@
+"""A called body whose result has a size it defines inside an expression: ``[4*u0]``.
+
+``torch.cat([y, y, y, y])`` of a mask-picked ``y``, returned from a
+``nested_compile_region``, is ``[4*u0]`` in the body and ``[4*u1]`` at each
+call. Where the body also returns ``y`` (and the program uses it), that
+result binds ``u1`` at the call and ``[4*u1]`` follows it: the program trains
+like eager. Where nothing binds ``u1``, the call is a located error that
+names the size (Note [call result symbols] in
+``hopc.dialects.hop_call_results``).
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import hopc
+from hopc.backend.runtime.executors import CPU_EXECUTORS
+from hopc.ir.diagnostics import HopcError
+
+_WEIGHT = torch.randn(4, requires_grad=True, generator=torch.Generator().manual_seed(1))
+
+
+@torch.compiler.nested_compile_region
+def _four_times_and_picked(x, w):
+    y = (x * w)[x * w > 0]
+    return torch.cat([y, y, y, y]), y
+
+
+@torch.compiler.nested_compile_region
+def _four_times(x, w):
+    y = (x * w)[x * w > 0]
+    return torch.cat([y, y, y, y])
+
+
+def _program(x):
+    four, picked = _four_times_and_picked(x, _WEIGHT)
+    other_four, other_picked = _four_times_and_picked(-x[1:], _WEIGHT)
+    return four.sin().sum() + other_four.pow(2).sum() + picked.sum() * other_picked.cos().sum()
+
+
+def _four_times_only(x):
+    return _four_times(x, _WEIGHT).sin().sum()
+
+
+_ROWS = torch.randn(5, 4, generator=torch.Generator().manual_seed(2))
+_INPUTS = [-_ROWS.abs() - 0.1, _ROWS, _ROWS.abs() + 0.1]
+
+
+def _outputs(run, grad: bool, x: torch.Tensor) -> list[torch.Tensor]:
+    with torch.set_grad_enabled(grad):
+        loss = run(x)
+        return [loss, *torch.autograd.grad(loss, _WEIGHT)] if grad else [loss]
+
+
+@pytest.fixture(autouse=True)
+def _data_dependent_capture():
+    with torch._dynamo.config.patch(capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True):
+        yield
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("grad", [True, False], ids=["grad", "no_grad"])
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
+def test_a_result_that_binds_the_size_makes_it_run_like_eager(executor, grad):
+    torch._dynamo.reset()
+    compiled = hopc.compile(_program, dynamic=True, executor=executor)
+    for x in _INPUTS:
+        torch.testing.assert_close(_outputs(compiled, grad, x), _outputs(_program, grad, x))
+
+
+def test_a_size_only_inside_an_expression_is_a_located_error():
+    compiled = hopc.compile(_four_times_only, dynamic=True, executor="interpreter")
+    with pytest.raises(HopcError, match=r"'hop.invoke_subgraph' op result #0 .* has 4\*u\d+ for 4\*u\d+: u\d+, "
+                                        r"a size the body defines, fresh at each call, is a whole dimension "
+                                        r"of no result") as error:
+        compiled(_ROWS)
+    assert error.value.location is not None
+    assert error.value.location.line == _four_times_only.__code__.co_firstlineno + 1
