@@ -43,6 +43,15 @@
 # - Dynamo 2.11's stack traces have no carets under the code, so an op's location is its
 #   line and the column where the statement starts, not the expression's
 #   (lit_tests/frontend/locations.py).
+# - Seen in the full run of 2026-11-28 (27 failed, 4843 passed; the ones above and these six),
+#   reasons as far as read from the log, not investigated further:
+#   tests/real_models/test_architectures.py qwen2 x2, phi3: parameters after 3 AdamW steps differ
+#   from eager's by 1e-8 (the bit-identity those tests ask; 2.11's kernels sum in another order);
+#   test_functionalize_inplace_types.py[aten.copy]: tracing aten.copy guards Ne(s0, 4) on 2.11,
+#   refused, located; test_packaging.py: `pip wheel --no-build-isolation` fails in this venv (its
+#   setuptools, not hopc); tests/autograd/test_item_slices.py::test_a_size_no_fact_decides_is_a_
+#   located_error: on 2.11 a slice at an unbacked u0 with no assert u0 <= s0 is accepted where
+#   2.13 refuses it: check what 2.11's trace assumes before trusting 2.11 with such slices.
 # - With numpy >= 2.4, Triton 3.6's interpreter fails `range()` over a runtime int (12
 #   reduction tests); hence the numpy pin below. The device machine has numpy 2.5.
 set -euo pipefail
