@@ -25,7 +25,7 @@ import hopc
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "frontend"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "autograd"))
 from autograd_harness import differentiated
-from frontend_corpus import CASES
+from frontend_corpus import CASES, NOT_TRAINED_BY_DYNAMO
 from frontend_harness import check_compile, fresh
 
 from hopc.backend.interpreter import run_module
@@ -33,16 +33,6 @@ from hopc.backend.runtime.executors import CPU_EXECUTORS, executor_named
 from hopc.dialects.hop_module_structure import differentiable_results, entry_signature
 
 EXECUTORS = sorted(CPU_EXECUTORS)
-
-NOT_TRAINED_BY_DYNAMO = {
-    "out_variant": "eager refuses out= on tensors that require grad",
-    "dynamic_reshapes": "eager has no derivative of floor_divide",
-    "nested_hops": "Dynamo cannot lift an unbacked size out of the checkpoint with requires-grad inputs",
-    "constants_in_bodies": "Dynamo cannot lift an unbacked size out of the wrap with requires-grad inputs",
-}
-"""Corpus programs whose training step fails before any executor runs (with every executor);
-their differentiated modules are checked by ``test_differentiated_module_matches_interpreter``."""
-
 
 @pytest.fixture(autouse=True)
 def fresh_dynamo():

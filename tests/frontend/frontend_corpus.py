@@ -297,3 +297,14 @@ CASES = [
          ({0: _BATCH},), ops=["hop.symbol", "#hop.expr"]),
     Case("unbacked_sizes", unbacked_sizes, _sets((7,)), ops=["hop.item", "unbacked"]),
 ]
+
+
+NOT_TRAINED_BY_DYNAMO = {
+    "out_variant": "eager refuses out= on tensors that require grad",
+    "dynamic_reshapes": "eager has no derivative of floor_divide",
+    "nested_hops": "Dynamo cannot lift an unbacked size out of the checkpoint with requires-grad inputs",
+    "constants_in_bodies": "Dynamo cannot lift an unbacked size out of the wrap with requires-grad inputs",
+}
+"""Corpus programs whose training step fails before any executor runs (with every executor);
+their differentiated modules are checked by tests/backend/test_executors_corpus.py's
+``test_differentiated_module_matches_interpreter``."""

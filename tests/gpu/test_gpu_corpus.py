@@ -23,14 +23,9 @@ from cuda_harness import assert_close, cloned, fresh_on_device, on_device, outpu
 import hopc
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "frontend"))
-from frontend_corpus import CASES
+from frontend_corpus import CASES, NOT_TRAINED_BY_DYNAMO
 
 EXECUTORS = ["triton", "cuda"]
-
-NOT_TRAINED_BY_DYNAMO = {"out_variant", "dynamic_reshapes", "nested_hops", "constants_in_bodies"}
-"""Programs whose training step fails before any executor runs, on every device (their reasons:
-``NOT_TRAINED_BY_DYNAMO`` in tests/backend/test_executors_corpus.py)."""
-
 
 def state(program: object) -> dict[str, torch.Tensor]:
     return dict(program.state_dict()) if isinstance(program, torch.nn.Module) else {}
