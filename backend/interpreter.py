@@ -35,7 +35,7 @@ iteration; a region op's result types are checked in the enclosing scope,
 which binds there any symbol they introduce.
 
 A ``hop.invoke_subgraph`` runs a body that calls of other sizes share (Note
-[subgraph symbols] in ``hopc.dialects.hop_subgraph``). The body's scope is a child of
+[subgraph symbols] in ``hopc.dialects.hops.subgraph``). The body's scope is a child of
 the call's in which the subgraph's parameters are bound afresh from the
 operands, shadowing the caller's bindings of the same names (the caller's
 ``s0`` is not the parameter ``s0`` of a call at another size); every other

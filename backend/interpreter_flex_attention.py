@@ -4,7 +4,7 @@ As PyTorch's ``math_attention`` does, each body runs once, under four nested
 ``torch.vmap``s over the batch, head, query and key positions, so that it
 sees one score and 0-d indices, as its block arguments' types say, and the
 interpreter checks every value it computes against its type (Note [flex
-attention semantics] in ``hopc.dialects.hop_flex_attention``).
+attention semantics] in ``hopc.dialects.hops.flex_attention``).
 """
 
 from __future__ import annotations

@@ -16,12 +16,17 @@ lists the ops with regions of their own, the parents ``hop.yield`` may end a
 region of.
 
 Region ops: ``hop.yield`` and the checks of a region against its op, in
-``hopc.dialects.hop_yield``; ``hop.wrap`` and ``hop.checkpoint`` (a body
-called once) in ``hopc.dialects.hop_single_body``; ``hop.cond`` and
-``hop.while`` in ``hopc.dialects.hop_control_flow``; ``hop.scan`` and
-``hop.map`` (a body run per slice) in ``hopc.dialects.hop_scan_map``;
-``hop.subgraph`` and ``hop.invoke_subgraph`` (Note [subgraph symbols]) in
-``hopc.dialects.hop_subgraph``.
+``hopc.dialects.hop_yield``; the HOPs themselves, one module each in the
+package ``hopc.dialects.hops``, which this dialect registers without naming
+them (``hops.operations()``): ``hop.wrap`` and ``hop.checkpoint`` (a body
+called once), ``hop.cond`` and ``hop.while``, ``hop.scan`` and ``hop.map`` (a
+body run per slice), ``hop.subgraph`` and ``hop.invoke_subgraph`` (Note
+[subgraph symbols]), ``hop.autograd_function`` (a call of a forward subgraph
+whose backward is another, the user's: Note [custom autograd functions]),
+``hop.associative_scan`` (a combine body that takes two slices of each
+scanned operand: Note [associative scan semantics]) and ``hop.flex_attention``.
+The HOPs hopc had before the package are re-exported here by name (``hop.CondOp``);
+a new one is reached from its own module.
 
 Symbols: the shape-symbol ops (``hop.symbol``, ``hop.sym_size``,
 ``hop.item``, ``hop.assert``) live in ``hopc.dialects.hop_symbols``, the
@@ -40,24 +45,13 @@ Random numbers: ``hop.get_rng_state`` and ``hop.set_rng_state`` on the
 (Note [replaying random ops]), live in ``hopc.dialects.hop_rng``; registered
 and re-exported here as well.
 
-Custom autograd functions: ``hop.autograd_function``, a call of a forward
-subgraph whose backward is another, the user's (Note [custom autograd
-functions]), lives in ``hopc.dialects.hop_autograd_function``; registered and
-re-exported here.
-
-Associative scans: ``hop.associative_scan``, whose combine body takes two
-slices of each scanned operand (Note [associative scan semantics]), lives in
-``hopc.dialects.hop_associative_scan``; registered and re-exported here.
 """
 
 from __future__ import annotations
 
 from xdsl.ir import Dialect
 
-from hopc.dialects.hop_associative_scan import AssociativeScanOp
-from hopc.dialects.hop_autograd_function import AutogradFunctionOp
-from hopc.dialects.hop_control_flow import CondOp, WhileOp
-from hopc.dialects.hop_flex_attention import FlexAttentionOp
+from hopc.dialects import hops
 from hopc.dialects.hop_module import BufferOp, ConstantOp, EntryOp, GetConstantOp, ParameterOp
 from hopc.dialects.hop_rng import GetRngStateOp, RngStateType, SetRngStateOp
 from hopc.dialects.hop_scalars import (
@@ -71,9 +65,6 @@ from hopc.dialects.hop_scalars import (
     SymSqrtOp,
     SymTrueDivOp,
 )
-from hopc.dialects.hop_scan_map import MapOp, ScanOp
-from hopc.dialects.hop_single_body import CheckpointOp, WrapOp
-from hopc.dialects.hop_subgraph import InvokeSubgraphOp, SubgraphOp
 from hopc.dialects.hop_sym_binary import (
     SYM_BINARY_OPS,
     SymAddOp,
@@ -93,27 +84,30 @@ from hopc.dialects.hop_sym_binary import (
 )
 from hopc.dialects.hop_symbols import AssertOp, ItemOp, SymbolOp, SymConstantOp, SymSizeOp
 from hopc.dialects.hop_yield import YieldOp
+from hopc.dialects.hops.associative_scan import AssociativeScanOp as AssociativeScanOp
+from hopc.dialects.hops.autograd_function import AutogradFunctionOp as AutogradFunctionOp
+from hopc.dialects.hops.control_flow import CondOp as CondOp
+from hopc.dialects.hops.control_flow import WhileOp as WhileOp
+from hopc.dialects.hops.flex_attention import FlexAttentionOp as FlexAttentionOp
+from hopc.dialects.hops.scan_map import MapOp as MapOp
+from hopc.dialects.hops.scan_map import ScanOp as ScanOp
+from hopc.dialects.hops.single_body import CheckpointOp as CheckpointOp
+from hopc.dialects.hops.single_body import WrapOp as WrapOp
+from hopc.dialects.hops.subgraph import InvokeSubgraphOp as InvokeSubgraphOp
+from hopc.dialects.hops.subgraph import SubgraphOp as SubgraphOp
 from hopc.ir.types import ExprAttr, NoneAttr, SymBoolType, SymFloatType, SymIntType, TensorType
 
-HOP_REGION_OPS = (CondOp, WhileOp, WrapOp, CheckpointOp, SubgraphOp, ScanOp, MapOp, FlexAttentionOp,
-                  AssociativeScanOp)
+HOPS = hops.operations()
+"""Every higher-order op of the dialect (each has a ``HopRegionInterface``)."""
+
+HOP_REGION_OPS = tuple(op for op in HOPS if op.get_irdl_definition().regions)
 """The ops with regions of their own, each ended by ``hop.yield`` (its ``HasParent``)."""
 
 Hop = Dialect(
     "hop",
     [
         YieldOp,
-        CondOp,
-        WhileOp,
-        WrapOp,
-        CheckpointOp,
-        ScanOp,
-        MapOp,
-        AssociativeScanOp,
-        SubgraphOp,
-        InvokeSubgraphOp,
-        AutogradFunctionOp,
-        FlexAttentionOp,
+        *HOPS,
         SymbolOp,
         SymSizeOp,
         SymConstantOp,

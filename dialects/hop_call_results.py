@@ -24,7 +24,7 @@ symbol of its own, which no operand mentions, as Dynamo gives each
 The op verifies when this renaming is one to one and the same in every
 result, and each result type is the yielded type under it (under the call's
 substitution of the parameters too, Note [subgraph symbols] in
-``hopc.dialects.hop_subgraph``). The new symbol
+``hopc.dialects.hops.subgraph``). The new symbol
 is defined by the op's result (Note [where a symbol is bound] in
 ``lift_symbols_analysis``): the executors bind it from the result's size, as
 any unbacked size (Note [interpreter symbol scopes] in

@@ -5,7 +5,7 @@ which yields leave as results) in the Python form of xDSL's
 ``CallableOpInterface``: a trait class whose classmethods take the op. Each
 region op of the ``hop`` dialect attaches its own subclass in ``traits``,
 defined beside it in the op's module (``CondInterface`` in
-``hopc.dialects.hop_control_flow``), and ``hop.invoke_subgraph`` answers for
+``hopc.dialects.hops.control_flow``), and ``hop.invoke_subgraph`` answers for
 the body of the subgraph it calls; passes ask ``hop_interface(op)`` instead of
 testing the op's kind.
 

@@ -33,7 +33,7 @@ which has a ``kind``:
   library: ATen on the CPU, cuBLAS/cuDNN/SDPA on CUDA.
 
 A kernel is parametric in the shape symbols its tensor arguments bind (as a
-``hop.subgraph``: Note [subgraph symbols] in ``hopc.dialects.hop_subgraph``) and takes
+``hop.subgraph``: Note [subgraph symbols] in ``hopc.dialects.hops.subgraph``) and takes
 the others, and any symbol its grid needs, as trailing ``!hop.symint``
 arguments; one kernel serves every size of a dynamic dimension. Values are
 tensors with value semantics until memory planning; after ``plan-memory``

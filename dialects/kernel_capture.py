@@ -16,9 +16,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from hopc.dialects.hop_control_flow import CondOp, WhileOp
 from hopc.dialects.hop_module import GetConstantOp
 from hopc.dialects.hop_yield import yield_of
+from hopc.dialects.hops.control_flow import CondOp, WhileOp
 from hopc.dialects.kernel import CONDITIONAL_NODE, AllocOp, LaunchOp
 from hopc.ir.types import SymBoolType, SymFloatType, SymIntType, TensorType, free_symbols_of_types
 

@@ -4,7 +4,7 @@ Note [kept autograd functions]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Where a custom Function's call needs gradients, Dynamo records it as
 ``autograd_function_apply(fwd_body, bwd_body, *operands)`` (Note [custom
-autograd functions] in ``hopc.dialects.hop_autograd_function``); where none
+autograd functions] in ``hopc.dialects.hops.autograd_function``); where none
 does (grad mode off, no operand requiring grad) it inlines the forward, which
 is all eager runs then. Retraced to ATen (Note [pre-dispatch capture]) on
 detached inputs, PyTorch's HOP would run its forward inline and lose the

@@ -191,7 +191,7 @@ def _role(tensor: torch.Tensor, parameters: dict[int, str], buffers: dict[int, s
 # ``hopc.capture`` and ``hopc.compile``): what PyTorch's pointwise mode does,
 # for every mode: ``dim`` moved to 0 and flipped for ``reverse`` around the HOP
 # itself, which hopc imports as ``hop.associative_scan`` (Note [associative scan
-# semantics] in ``hopc.dialects.hop_associative_scan``). Eager calls run
+# semantics] in ``hopc.dialects.hops.associative_scan``). Eager calls run
 # PyTorch's own function. The leaves of ``xs`` must share their length, as
 # eager's ``vmap`` requires; a ``torch._check`` says so, so that Dynamo names
 # dynamic lengths by one symbol, as the op's verifier requires.

@@ -2,7 +2,7 @@
 
 Note [flex attention sizes]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
-Eager's math (Note [flex attention semantics] in ``hopc.dialects.hop_flex_attention``)
+Eager's math (Note [flex attention semantics] in ``hopc.dialects.hops.flex_attention``)
 needs query, key and value to share their batch, key and value their heads
 and length, query and key their last size; otherwise it raises. The HOP's fake
 kernel compares none of these sizes, so when they vary between calls Dynamo

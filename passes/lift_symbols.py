@@ -12,7 +12,7 @@ the function. The lifted symbols are new operands of each HOP, so its regions
 stay isolated (Note [isolated regions] in ``hopc.dialects.hop_interface``), as
 every region already is. This is PyTorch's lifting of free symbols of HOP
 subgraphs (PR 138363) as an IR pass. A subgraph, parametric in the symbols its
-arguments bind (Note [subgraph symbols] in ``hopc.dialects.hop_subgraph``), gets
+arguments bind (Note [subgraph symbols] in ``hopc.dialects.hops.subgraph``), gets
 arguments only for the other symbols it uses, which mean the same at every
 call; each call passes its own binding of them.
 

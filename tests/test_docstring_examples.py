@@ -110,7 +110,7 @@ def wrapped(example: str) -> ModuleOp:
 def test_examples_are_collected():
     """Collection finds the examples of op classes and of the dialect modules."""
     names = {name.rsplit("[", 1)[0] for name, _ in EXAMPLES}
-    assert {"hopc.dialects.hop_control_flow.CondOp", "hopc.dialects.hop_control_flow.WhileOp",
+    assert {"hopc.dialects.hops.control_flow.CondOp", "hopc.dialects.hops.control_flow.WhileOp",
             "hopc.dialects.aten"} <= names
 
 

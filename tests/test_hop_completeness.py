@@ -20,11 +20,10 @@ from hopc.dialects import hop
 from hopc.dialects.hop_interface import HopRegionInterface
 from hopc.frontend.constant_hoisting import _TRAILING_ARGUMENT
 from hopc.fx_import.hop_regions import RegionImports
-from hopc.passes.autograd import hops  # noqa: F401  (registers the HOP backward rules)
-from hopc.passes.autograd.rules import _RULES
+from hopc.passes.autograd.rules import BACKWARD_RULES
 from hopc.passes.functionalize.hops import HOP_FUNCTIONALIZERS
 
-HOPS = tuple(op for op in hop.Hop.operations if op.has_trait(HopRegionInterface))
+HOPS = hop.HOPS
 
 SYMBOLS_OF_CALLS = {hop.SubgraphOp}
 """Module-level symbols: no stage meets one as an op of a function; each handles its body
@@ -48,6 +47,11 @@ def test_the_dialect_has_the_hops_the_tables_were_written_for():
     assert {op.name for op in HOPS} == {
         "hop.cond", "hop.while", "hop.wrap", "hop.checkpoint", "hop.scan", "hop.map",
         "hop.subgraph", "hop.invoke_subgraph", "hop.autograd_function", "hop.associative_scan", "hop.flex_attention"}
+
+
+def test_the_hops_package_holds_every_op_with_a_region_interface():
+    """``hop.HOPS`` (found in ``hopc.dialects.hops``) is every op of the dialect with the interface."""
+    assert set(hop.HOPS) == {op for op in hop.Hop.operations if op.has_trait(HopRegionInterface)}
 
 
 def test_hop_region_ops_lists_every_hop_with_regions_of_its_own():
@@ -102,7 +106,7 @@ def test_the_planned_executor_plans_it_or_runs_its_reference(op_class):
 
 @pytest.mark.parametrize("op_class", _calls_and_bodies())
 def test_autograd_has_its_backward_rule(op_class):
-    assert op_class in _RULES
+    assert op_class in BACKWARD_RULES
 
 
 # --------------------------------------------------------------------------- binary sym ops

@@ -32,7 +32,7 @@ from hopc.backend.cuda import graphs
 from hopc.backend.host.codegen import LOWERINGS, HostBuilder
 from hopc.backend.host.names import FUNCTION, VALUE
 from hopc.backend.runtime.plan import symbol_binders
-from hopc.dialects.hop_control_flow import CondOp, WhileOp
+from hopc.dialects.hops.control_flow import CondOp, WhileOp
 from hopc.dialects.kernel import CONDITIONAL_NODE, GraphOp
 from hopc.torch_bridge.torch_values import dtype_of
 

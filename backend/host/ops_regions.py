@@ -8,7 +8,7 @@ implementations run too (``hopc.backend.interpreter_hop``): with no slices,
 an output is an empty tensor of its type's shape, evaluated where the op runs
 (the thunk the code passes). An associative scan's combine body runs the same
 way, by ``run_associative_scan``. A subgraph binds its own symbols from its
-parameters (Note [subgraph symbols] in ``hopc.dialects.hop_subgraph``), so its
+parameters (Note [subgraph symbols] in ``hopc.dialects.hops.subgraph``), so its
 function is generated once, isolated, and called by every invoke.
 """
 

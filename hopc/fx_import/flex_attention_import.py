@@ -4,7 +4,7 @@ The trace records ``flex_attention(query, key, value, score_graph, block_mask,
 scale, kernel_options, score_mod_other_buffers, mask_mod_other_buffers)``
 with three results, ``(output, logsumexp, max_scores)``. The op keeps what
 eager's math reads (Note [flex attention semantics] in
-``hopc.dialects.hop_flex_attention``): the ``mask_mod`` graph, the last entry
+``hopc.dialects.hops.flex_attention``): the ``mask_mod`` graph, the last entry
 of ``block_mask``, and not its block tables; ``kernel_options`` choose a
 kernel, not the values. Sizes may be symbolic; the frontend has guarded
 those that eager's math needs equal and dropped the block tables (Note [flex
@@ -23,7 +23,7 @@ import torch.fx
 from xdsl.ir import Region
 from xdsl.utils.exceptions import VerifyException
 
-from hopc.dialects.hop_flex_attention import INDEX_COUNT, INDEX_TYPE, FlexAttentionOp
+from hopc.dialects.hops.flex_attention import INDEX_COUNT, INDEX_TYPE, FlexAttentionOp
 from hopc.fx_import.errors import unsupported
 from hopc.ir.types import TensorType
 

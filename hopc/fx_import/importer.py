@@ -109,7 +109,7 @@ class ModuleImports:
         types. Bodies are compared as printed IR with their parameters renamed
         in order (``_canonical_text``), so bodies equal up to a renaming of
         the symbols their arguments bind are one subgraph, which every call
-        binds to its own sizes (Note [subgraph symbols] in ``hopc.dialects.hop_subgraph``).
+        binds to its own sizes (Note [subgraph symbols] in ``hopc.dialects.hops.subgraph``).
         """
         key = (graph_module, tuple(argument_types))
         name = self._imported_subgraphs.get(key)

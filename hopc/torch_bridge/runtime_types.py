@@ -49,7 +49,7 @@ def bind_parameters(values: Sequence[object], types: Sequence[Attribute],
     """Binds each symbol that ``types`` bind to the size observed, bound before or not.
 
     The symbols are those a whole dimension (or ``!hop.symint``) names, a
-    subgraph's parameters (Note [subgraph symbols] in ``hopc.dialects.hop_subgraph``);
+    subgraph's parameters (Note [subgraph symbols] in ``hopc.dialects.hops.subgraph``);
     ``symbols`` is the call's own scope, whose bindings shadow the caller's.
     Two values binding one symbol differently are left to ``match_types``.
     """

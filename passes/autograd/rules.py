@@ -2,32 +2,21 @@
 
 Every ATen op is differentiated by PyTorch's derivative
 (``hopc.passes.autograd.aten_rule``); each HOP by its own rule in
-``hopc.passes.autograd.hops``, registered with ``@backward_rule_for``. Ops
-with no floating-point result (shape arithmetic, ``hop.item``, asserts) never
-get a cotangent, so they need no rule.
+``hopc.passes.autograd.hops``, registered in ``BACKWARD_RULES`` (Note [rule
+tables] in ``hopc.ir.rule_table``). Ops with no floating-point result (shape
+arithmetic, ``hop.item``, asserts) never get a cotangent, so they need no rule.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from xdsl.ir import Operation
 
 from hopc.dialects.aten import AtenOp
+from hopc.ir.rule_table import RuleTable
 from hopc.passes.autograd.joint import Rule
 
-_RULES: dict[type[Operation], Rule] = {}
-
-
-def backward_rule_for(*op_classes: type[Operation]) -> Callable[[Rule], Rule]:
-    """Registers the decorated function as the backward rule of ``op_classes``."""
-
-    def register(rule: Rule) -> Rule:
-        for op_class in op_classes:
-            _RULES[op_class] = rule
-        return rule
-
-    return register
+BACKWARD_RULES: RuleTable[Rule] = RuleTable("autograd", packages=("hopc.passes.autograd.hops",))
+"""HOP op class -> its backward rule; one module per kind in ``hopc.passes.autograd.hops``."""
 
 
 def backward_rule(op: Operation) -> Rule | None:
@@ -36,10 +25,4 @@ def backward_rule(op: Operation) -> Rule | None:
         from hopc.passes.autograd.aten_rule import aten_backward
 
         return aten_backward
-    _load_hop_rules()
-    return _RULES.get(type(op))
-
-
-def _load_hop_rules() -> None:
-    """Imports the HOP rule modules, which register themselves."""
-    from hopc.passes.autograd import hops  # noqa: F401
+    return BACKWARD_RULES.get(type(op))

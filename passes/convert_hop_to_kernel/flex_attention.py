@@ -1,6 +1,6 @@
 """``hop.flex_attention`` as ATen ops: ``flex_attention(q, k, v, bs) {score} {mask}`` -> ``wrap(q, k, v, bs) {dense}``.
 
-The wrap's body is Note [flex attention semantics] (``hopc.dialects.hop_flex_attention``)
+The wrap's body is Note [flex attention semantics] (``hopc.dialects.hops.flex_attention``)
 over whole tensors: the key and value heads repeated for grouped-query attention,
 the scores ``[B, H, L, S]`` of ``matmul(q, k^T) * scale``,
 each index block argument an ``arange`` viewed along its own dim of the
@@ -42,7 +42,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
-from hopc.dialects.hop_flex_attention import query_groups
+from hopc.dialects.hops.flex_attention import query_groups
 from hopc.ir.diagnostics import op_error
 from hopc.ir.types import TensorType, dim_attribute
 from hopc.torch_bridge.aten_builders import Operand, build_aten, build_aten_from_groups

@@ -214,7 +214,7 @@ def _invoke(fn: Functionalizer, op: hop.InvokeSubgraphOp) -> None:
 def _autograd_function(fn: Functionalizer, op: hop.AutogradFunctionOp) -> None:
     """A call of the forward, whose bodies may change nothing their caller passes: the user's
     backward takes the forward's outputs and saved values as they are (Note [custom autograd
-    functions] in ``hopc.dialects.hop_autograd_function``)."""
+    functions] in ``hopc.dialects.hops.autograd_function``)."""
     originals = _read_operands(fn.state, op)
     forward, backward = op.subgraph(), op.backward_subgraph()
     if forward is None or backward is None:

@@ -4,7 +4,7 @@
 // RUN: hopc-opt %s --split-input-file --functionalize --lift-symbols --canonicalize --cse --dce | filecheck %s --check-prefix=KEPT
 
 // hop.associative_scan (Note [associative scan semantics] in
-// hopc.dialects.hop_associative_scan) in custom and generic form; the third RUN
+// hopc.dialects.hops.associative_scan) in custom and generic form; the third RUN
 // parses the generic form back. The combine body takes two slices of each xs,
 // then the additional operands. The last RUN checks that the pipeline keeps the
 // scan itself whole, its unused result %r included (every result feeds the next

@@ -4,7 +4,7 @@
 // RUN: hopc-opt %s --split-input-file --functionalize --lift-symbols --canonicalize --cse --dce | filecheck %s --check-prefix=KEPT
 
 // hop.autograd_function (Note [custom autograd functions] in
-// hopc.dialects.hop_autograd_function) in custom and generic form; the third
+// hopc.dialects.hops.autograd_function) in custom and generic form; the third
 // RUN parses the generic form back. The last RUN checks that the pipeline keeps
 // the call whole: its saved result is unused, yet neither it nor the backward
 // subgraph, which only the call names, is dropped.

@@ -163,7 +163,7 @@ func.func @while_cond_yields_two(%x: !hop.tensor<[4], f32>) {
 
 // hop.yield terminates hop regions only; a function returns with func.return.
 func.func @yield_outside_hop_region(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[4], f32> {
-  // expected-error @+1 {{'hop.yield' op expects parent op to be one of 'hop.cond', 'hop.while', 'hop.wrap', 'hop.checkpoint', 'hop.subgraph', 'hop.scan', 'hop.map'}}
+  // expected-error @+1 {{'hop.yield' op expects parent op to be one of 'hop.associative_scan', 'hop.cond', 'hop.while', 'hop.flex_attention', 'hop.scan', 'hop.map', 'hop.wrap', 'hop.checkpoint', 'hop.subgraph'}}
   hop.yield %x : !hop.tensor<[4], f32>
 }
 

@@ -3,7 +3,7 @@
 Note [associative scan backward]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 Run left to right (Note [associative scan semantics] in
-``hopc.dialects.hop_associative_scan``), an associative scan is a ``hop.scan``
+``hopc.dialects.hops.associative_scan``), an associative scan is a ``hop.scan``
 whose carry starts at slice 0 of each ``xs`` and whose step is the combine
 body on the carry and the next slice, yielding what it combines both as the
 next carry and as the step's output; the result puts slice 0 in front of the
@@ -34,11 +34,11 @@ from hopc.dialects import hop
 from hopc.dialects.aten_op_classes import op_class
 from hopc.dialects.hop_interface import sliced_type, stacked_type
 from hopc.passes.autograd.joint import JointBuilder, is_differentiable
-from hopc.passes.autograd.rules import backward_rule, backward_rule_for
+from hopc.passes.autograd.rules import BACKWARD_RULES, backward_rule
 from hopc.torch_bridge.aten_builders import build_aten
 
 
-@backward_rule_for(hop.AssociativeScanOp)
+@BACKWARD_RULES.register(hop.AssociativeScanOp)
 def associative_scan_backward(builder: JointBuilder, op: hop.AssociativeScanOp,
                               cotangents: list[SSAValue | None]) -> list[SSAValue | None]:
     """Differentiates the op as its scan (Note [associative scan backward])."""

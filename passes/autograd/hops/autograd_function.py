@@ -10,7 +10,7 @@
 
 The forward's ops are never differentiated: the gradients are what the
 user's backward returns (Note [custom autograd functions] in
-``hopc.dialects.hop_autograd_function``), each operand not listed in
+``hopc.dialects.hops.autograd_function``), each operand not listed in
 ``gradients`` (a ``None`` of the backward) takes none, and an output without
 a cotangent gets zeros, as eager materializes it (``ctx.set_materialize_grads``
 is on by default), also one marked non-differentiable, which the frontend
@@ -28,11 +28,11 @@ from hopc.dialects import hop
 from hopc.ir.diagnostics import op_error
 from hopc.passes.autograd.hops.outlining import call, module_of
 from hopc.passes.autograd.joint import JointBuilder
-from hopc.passes.autograd.rules import backward_rule_for
+from hopc.passes.autograd.rules import BACKWARD_RULES
 from hopc.torch_bridge.aten_builders import build_aten
 
 
-@backward_rule_for(hop.AutogradFunctionOp)
+@BACKWARD_RULES.register(hop.AutogradFunctionOp)
 def autograd_function_backward(builder: JointBuilder, op: hop.AutogradFunctionOp,
                                cotangents: list[SSAValue | None]) -> list[SSAValue | None]:
     """``autograd_function @f(x) backward @b`` -> ``invoke @f(x)`` and ``invoke @b(t, saved)``."""

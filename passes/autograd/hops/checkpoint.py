@@ -52,10 +52,10 @@ from xdsl.ir import SSAValue
 from hopc.dialects import hop
 from hopc.passes.autograd.hops.outlining import call, draws_random_numbers, module_of, outlined_pair
 from hopc.passes.autograd.joint import JointBuilder
-from hopc.passes.autograd.rules import backward_rule_for
+from hopc.passes.autograd.rules import BACKWARD_RULES
 
 
-@backward_rule_for(hop.CheckpointOp)
+@BACKWARD_RULES.register(hop.CheckpointOp)
 def checkpoint_backward(builder: JointBuilder, op: hop.CheckpointOp,
                         cotangents: list[SSAValue | None]) -> list[SSAValue | None]:
     """``checkpoint(x) {body}`` -> a call of the outlined body, called again in the backward."""

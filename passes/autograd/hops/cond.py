@@ -60,13 +60,13 @@ from hopc.passes.autograd.hops.cond_slots import (
 )
 from hopc.passes.autograd.joint import JointBuilder, active_values
 from hopc.passes.autograd.regions import region_pair
-from hopc.passes.autograd.rules import backward_rule_for
+from hopc.passes.autograd.rules import BACKWARD_RULES
 from hopc.passes.autograd.symbols import clone_substituted, fresh_symbol
 from hopc.torch_bridge.aten_builders import build_aten
 from hopc.torch_bridge.torch_values import dtype_of
 
 
-@backward_rule_for(hop.CondOp)
+@BACKWARD_RULES.register(hop.CondOp)
 def cond_backward(builder: JointBuilder, op: Operation, cotangents: list[SSAValue | None]
                   ) -> list[SSAValue | None]:
     """The gradients of the cond's inputs (see the module docstring)."""

@@ -14,7 +14,7 @@ result of the forward cond), which the other branch fills with a placeholder.
   Each that a residual has as a whole dimension is renamed to a fresh symbol
   ``f`` (``hopc.passes.autograd.symbols.fresh_symbol``) in the slot's type and
   in the branch's backward block; the placeholder has 0 there, so the slot's
-  type has the fresh size (Note [cond result symbols] in ``hopc.dialects.hop_control_flow``)
+  type has the fresh size (Note [cond result symbols] in ``hopc.dialects.hops.control_flow``)
   and a placeholder has no element. A size the backward needs only as a
   ``!hop.symint`` rides on a slot ``[f, 0]`` and is read back by ``hop.sym_size``.
 - Any other residual (``[s0, 4]`` unmatched, or an expression of a branch's

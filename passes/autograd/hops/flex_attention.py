@@ -18,11 +18,11 @@ from xdsl.ir import SSAValue
 from hopc.dialects import hop
 from hopc.passes.autograd.hops.wrap import wrap_backward
 from hopc.passes.autograd.joint import JointBuilder
-from hopc.passes.autograd.rules import backward_rule_for
+from hopc.passes.autograd.rules import BACKWARD_RULES
 from hopc.passes.convert_hop_to_kernel.flex_attention import dense_wrap
 
 
-@backward_rule_for(hop.FlexAttentionOp)
+@BACKWARD_RULES.register(hop.FlexAttentionOp)
 def flex_attention_backward(builder: JointBuilder, op: hop.FlexAttentionOp,
                             cotangents: list[SSAValue | None]) -> list[SSAValue | None]:
     """``flex_attention`` -> ``wrap {dense}``, differentiated as a wrap."""

@@ -12,7 +12,7 @@ then the residuals its backward reads (those that are not arguments or
 results of ``@f``: the call passes those itself). The pair is made once per (callee,
 ``<d>``, ``<c>``) in a ``differentiate`` run and shared by every call with
 those masks, at any sizes (subgraphs are generic over the symbols their
-arguments bind, Note [subgraph symbols] in ``hopc.dialects.hop_subgraph``). Calls of
+arguments bind, Note [subgraph symbols] in ``hopc.dialects.hops.subgraph``). Calls of
 ``@f`` that are not differentiated keep calling ``@f``; once none does,
 ``--dce`` removes it. The residuals are forward values like any other: the
 min-cut partitioner saves them (a call is never recomputed). A size the
@@ -28,10 +28,10 @@ from xdsl.ir import SSAValue
 from hopc.dialects import hop
 from hopc.passes.autograd.hops.outlining import call, lookup_subgraph, mask, module_of, outlined_pair
 from hopc.passes.autograd.joint import JointBuilder
-from hopc.passes.autograd.rules import backward_rule_for
+from hopc.passes.autograd.rules import BACKWARD_RULES
 
 
-@backward_rule_for(hop.InvokeSubgraphOp)
+@BACKWARD_RULES.register(hop.InvokeSubgraphOp)
 def invoke_subgraph_backward(builder: JointBuilder, op: hop.InvokeSubgraphOp,
                              cotangents: list[SSAValue | None]) -> list[SSAValue | None]:
     """``invoke @f(x)`` -> ``invoke @f_forward(x)`` and ``invoke @f_backward(residuals, t)``."""

@@ -56,11 +56,11 @@ from hopc.ir.symbol_uses import symbols_of_attribute
 from hopc.ir.types import TensorType
 from hopc.passes.autograd.joint import JointBuilder, is_differentiable, loop_active_arguments
 from hopc.passes.autograd.regions import RegionPair, region_pair
-from hopc.passes.autograd.rules import backward_rule_for
+from hopc.passes.autograd.rules import BACKWARD_RULES
 from hopc.torch_bridge.aten_builders import build_aten
 
 
-@backward_rule_for(hop.ScanOp, hop.MapOp)
+@BACKWARD_RULES.register(hop.ScanOp, hop.MapOp)
 def scan_backward(builder: JointBuilder, op: Operation, cotangents: list[SSAValue | None]
                   ) -> list[SSAValue | None]:
     """Gradients of a scan's or a map's operands (Note [scan backward])."""

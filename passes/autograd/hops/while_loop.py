@@ -69,7 +69,7 @@ from hopc.passes.autograd.hops.outlining import add_subgraph, draws_random_numbe
 from hopc.passes.autograd.hops.while_sweeps import JointStep, LoopPlan, PairStep, ResidualSource, emit_backward
 from hopc.passes.autograd.joint import JointBuilder, is_differentiable, loop_active_arguments
 from hopc.passes.autograd.regions import RegionPair, cloned_block, region_joint, region_pair
-from hopc.passes.autograd.rules import backward_rule_for
+from hopc.passes.autograd.rules import BACKWARD_RULES
 from hopc.passes.autograd.symbols import fresh_symbol
 from hopc.torch_bridge.aten_builders import build_aten
 
@@ -79,7 +79,7 @@ CHECKPOINT_EVERY = "hop.checkpoint_every"
 COUNTER_TYPE = TensorType([], DTYPES["int64"])
 
 
-@backward_rule_for(hop.WhileOp)
+@BACKWARD_RULES.register(hop.WhileOp)
 def while_backward(builder: JointBuilder, op: hop.WhileOp, cotangents: list[SSAValue | None]
                    ) -> list[SSAValue | None]:
     """Gradients of the initial carried values and loop-invariant operands (Note [while backward])."""

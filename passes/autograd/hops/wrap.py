@@ -35,11 +35,11 @@ from hopc.passes.autograd.hops.outlining import (
 )
 from hopc.passes.autograd.joint import JointBuilder
 from hopc.passes.autograd.regions import region_pair
-from hopc.passes.autograd.rules import backward_rule_for
+from hopc.passes.autograd.rules import BACKWARD_RULES
 from hopc.passes.autograd.symbols import clone_substituted
 
 
-@backward_rule_for(hop.WrapOp)
+@BACKWARD_RULES.register(hop.WrapOp)
 def wrap_backward(builder: JointBuilder, op: hop.WrapOp,
                   cotangents: list[SSAValue | None]) -> list[SSAValue | None]:
     """``wrap(x) {body}`` -> ``wrap(x) {forward}`` and ``wrap(residuals, t) {backward}``."""

@@ -61,7 +61,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_call_results import fresh_result_symbols
 from hopc.dialects.hop_common import describe
-from hopc.dialects.hop_subgraph import CalleeMemoryEffect, InvokeSubgraphInterface, SubgraphOp
+from hopc.dialects.hops.subgraph import CalleeMemoryEffect, InvokeSubgraphInterface, SubgraphOp
 from hopc.ir.substitution import InconsistentBinding, bind, substitute
 
 
@@ -205,3 +205,7 @@ def _check_types(what: str, values: Sequence[SSAValue], expected: Sequence[Attri
         if value.type != want:
             raise VerifyException(f"'hop.autograd_function' {what}: {role} #{index} {describe(value)} "
                                   f"has type {value.type}, expected {want}")
+
+
+OPERATIONS = (AutogradFunctionOp,)
+"""The ops of this module that the ``hop`` dialect registers (``hopc.dialects.hops.operations``)."""

@@ -208,3 +208,7 @@ def _check_body(region: Region, region_name: str, argument_types: list[Attribute
     if [v.type for v in yielded] != [yield_type]:
         got = ", ".join(str(v.type) for v in yielded)
         raise VerifyException(f"'hop.flex_attention' {region_name} region yields ({got}), expected {yield_type}")
+
+
+OPERATIONS = (FlexAttentionOp,)
+"""The ops of this module that the ``hop`` dialect registers (``hopc.dialects.hops.operations``)."""

@@ -227,3 +227,7 @@ class WhileOp(IRDLOperation):
                 f"{condition[0].type}, expected a scalar boolean "
                 "(!hop.tensor<[], i1> or !hop.symbool)"
             )
+
+
+OPERATIONS = (CondOp, WhileOp)
+"""The ops of this module that the ``hop`` dialect registers (``hopc.dialects.hops.operations``)."""

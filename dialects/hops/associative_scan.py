@@ -145,3 +145,7 @@ def _check_types(what: str, actual: Sequence[Attribute], expected: Sequence[Attr
         if got != want:
             raise VerifyException(f"'hop.associative_scan' {what}: {role} #{index} has type {got}, "
                                   f"expected {want}")
+
+
+OPERATIONS = (AssociativeScanOp,)
+"""The ops of this module that the ``hop`` dialect registers (``hopc.dialects.hops.operations``)."""

@@ -67,8 +67,8 @@ from hopc.dialects.hop_interface import (
     RunCount,
     operands_in_order,
 )
-from hopc.dialects.hop_single_body import SingleBodyInterface
 from hopc.dialects.hop_yield import YieldOp, check_values, yield_of
+from hopc.dialects.hops.single_body import SingleBodyInterface
 from hopc.ir.dims import Dim
 from hopc.ir.substitution import InconsistentBinding, bind, substitute
 from hopc.ir.symbol_table import lookup_symbol
@@ -226,3 +226,7 @@ class InvokeSubgraphOp(IRDLOperation):
         check_values(f"'hop.invoke_subgraph' results of {self.callee}{_under(renaming)}",
                       self.outputs, [substitute(t, renaming) for t in subgraph.output_types],
                       "result")
+
+
+OPERATIONS = (SubgraphOp, InvokeSubgraphOp)
+"""The ops of this module that the ``hop`` dialect registers (``hopc.dialects.hops.operations``)."""

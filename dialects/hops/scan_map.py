@@ -8,7 +8,7 @@ Both feed the body one slice of each ``xs`` (``Slice`` sources of their
 (``_yielded_result_types``). Each answers for its region through its
 ``HopRegionInterface`` (``ScanInterface``, ``MapInterface``), defined here.
 ``hop.associative_scan``, whose body takes two slices of each ``xs``, lives in
-``hopc.dialects.hop_associative_scan``.
+``hopc.dialects.hops.associative_scan``.
 """
 
 from __future__ import annotations
@@ -183,3 +183,7 @@ class MapOp(IRDLOperation):
         entry, length = _check_sliced_body(self)
         check_values("'hop.map' results", self.outputs, _yielded_result_types(self.name, entry, length),
                       "result")
+
+
+OPERATIONS = (ScanOp, MapOp)
+"""The ops of this module that the ``hop`` dialect registers (``hopc.dialects.hops.operations``)."""

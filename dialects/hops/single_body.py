@@ -4,7 +4,7 @@ Both are PyTorch HOPs whose value is that of a plain call of their body; they
 differ in what autograd keeps (a checkpoint recomputes its body's
 intermediates in the backward instead of saving them). Their region facts
 are ``SingleBodyInterface``'s, which ``hop.invoke_subgraph`` shares for the
-body of the subgraph it calls (``hopc.dialects.hop_subgraph``).
+body of the subgraph it calls (``hopc.dialects.hops.subgraph``).
 """
 
 from __future__ import annotations
@@ -108,3 +108,7 @@ class CheckpointOp(_SingleBodyHop):
     """
 
     name = "hop.checkpoint"
+
+
+OPERATIONS = (WrapOp, CheckpointOp)
+"""The ops of this module that the ``hop`` dialect registers (``hopc.dialects.hops.operations``)."""
