@@ -11,9 +11,10 @@ the obvious thing at every op and nothing clever:
 - ops on shape symbols compute on Python ints and bools.
 
 The core here runs blocks and regions and checks values; what each op does
-is registered per dialect (``hopc.backend.interpreter_registry``: ``hop`` in
-``interpreter_hop``, ``aten`` in ``interpreter_aten``), so a new dialect brings
-its own implementations without editing this file.
+is a rule of ``INTERPRETER_RULES`` (Note [rule tables] in
+``hopc.ir.rule_table``): each HOP kind's in its module of ``hopc.backend.hops``,
+every other op's in ``hopc.backend.interpreters`` (``aten`` for every ATen op),
+so a new HOP or dialect brings its own implementations without editing this file.
 
 Shape symbols have values in a scoped environment (Note [interpreter symbol
 scopes]). After each op, every result is checked against its declared type:
@@ -46,20 +47,20 @@ and the call's results are checked in the caller's scope, in its symbols.
 from __future__ import annotations
 
 from collections import ChainMap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
-from hopc.backend.interpreter_registry import implementation_of
 from hopc.dialects.hop_module import ENTRY_KIND_BY_NAME, EntryOp
 from hopc.dialects.hop_module_structure import entry_function
 from hopc.ir.diagnostics import HopcError, op_error
+from hopc.ir.rule_table import RuleTable
 from hopc.ir.symbolic import UnboundSymbolError
-from hopc.torch_bridge.runtime_types import match_types
+from hopc.torch_bridge.runtime_types import bind_parameters, match_types
 
 
 class InterpreterError(HopcError):
@@ -88,6 +89,15 @@ class Frame:
 
     def get(self, values: Sequence[SSAValue]) -> list[object]:
         return [self.values[v] for v in values]
+
+
+Implementation = Callable[[Operation, Frame], Sequence[object]]
+"""``(op, frame) -> values``, one per result of ``op``."""
+
+INTERPRETER_RULES: RuleTable[Implementation] = RuleTable(
+    "interpreter", packages=("hopc.backend.hops", "hopc.backend.interpreters"))
+"""Op class -> its implementation (an ``AtenOp`` subclass takes ``AtenOp``'s): each HOP kind's
+in its module of ``hopc.backend.hops``, every other op's in ``hopc.backend.interpreters``."""
 
 
 def run_module(module: ModuleOp, args: Sequence[object], *,
@@ -148,6 +158,15 @@ def run_region(region: Region, args: list[object], frame: Frame,
     raise interpreter_error(owner, "region ends without a terminator")
 
 
+def run_callee(body: Region, input_types: Sequence[Attribute], args: list[object], frame: Frame,
+               call: Operation) -> list[object]:
+    """Runs a callee's body (a subgraph's, a kernel's) in a scope of its own: its parameters
+    bound afresh from ``args`` (Note [subgraph symbols]), no caller values."""
+    scope = Frame(ChainMap(), frame.symbols.new_child())
+    bind_parameters(args, input_types, scope.symbols)
+    return run_region(body, args, scope, call)
+
+
 def _check(op: Operation, kind: str, ssa_values: Sequence[SSAValue], values: Sequence[object],
            frame: Frame) -> None:
     mismatch = match_types(values, [v.type for v in ssa_values], frame.symbols)
@@ -158,7 +177,7 @@ def _check(op: Operation, kind: str, ssa_values: Sequence[SSAValue], values: Seq
 
 
 def _run_op(op: Operation, frame: Frame) -> Sequence[object]:
-    implementation = implementation_of(type(op))
+    implementation = INTERPRETER_RULES.get(type(op))
     if implementation is None:
         raise interpreter_error(op, "has no semantics in the reference interpreter")
     try:

@@ -1,6 +1,10 @@
 """Names of the sizes a region op's body defines, at each call: Note [call result symbols].
 
-- ``defined_symbols(block)``: the symbols a body defines (not its arguments);
+- ``defined_symbols(block)``: the symbols a body defines (not its arguments), and
+  ``defining_results(block)``: the result that defines each;
+- ``sizes_only_inside_expressions(block, yielded_types)``: those a body yields only inside
+  expressions, and ``call_names(yielded_types, result_types, sizes)``: the one symbol
+  a call's result types name each of them by (Note [call result symbols]);
 - ``fresh_result_symbols(op, body, yielded_types)``: how the results of an op
   that runs ``body`` name them, checked (the verifiers of ``hop.invoke_subgraph``,
   ``hop.wrap`` and ``hop.checkpoint`` in ``hopc.dialects.hop``).
@@ -35,23 +39,43 @@ symbols] in ``hopc.dialects.hop`` for ops with one body.
 
 A size the body defines that its results have only inside an expression
 (``torch.cat([y, y, y, y])`` of a mask-picked ``y``: ``[4*u8]``) has no
-result to bind a name of the call's own from, so a call may not rename it:
-the verifier names it and asks for a result with it as a whole dimension
-(returning ``y`` as well names ``u8``, and ``[4*u8]`` follows it).
+result to bind a name of the call's own from, so a call may not rename it
+unless a result has it as a whole dimension or as a ``!hop.symint``: the
+verifier names it otherwise. The frontend supplies that result. Where
+a ``nested_compile_region``'s body returns such a size, the body yields
+after its results one ``!hop.symint`` per such size: the result that
+defines it, or its ``hop.sym_size`` (``sizes_only_inside_expressions``,
+``defining_results``). Each call gets one more result per size, typed with
+the call's own name for it. That name comes from solving each dimension of
+Dynamo's result types that has the size as its only unnamed symbol (sympy,
+``call_names``). The solution must be unique, one symbol, and the same in
+every dimension; otherwise the import is a located error:
+
+    hop.subgraph @f { ... %c = aten.cat(...) : ... -> !hop.tensor<[4*u8], f32>
+                      %n = hop.sym_size %y[0] : !hop.tensor<[u8], f32> -> !hop.symint<u8>
+                      hop.yield %c, %n : !hop.tensor<[4*u8], f32>, !hop.symint<u8> }
+    %p, %k = hop.invoke_subgraph @f(%x) : (...) -> (!hop.tensor<[4*u9], f32>, !hop.symint<u9>)
+
+So the extra result binds ``u9`` and ``[4*u9]`` follows it, as if ``y`` had
+been returned. It is none of the FX node's outputs (``operator.getitem``
+picks those by index, and the extra results come last). It stays while
+``[4*u9]`` is used (Note [kept results need their binders] in
+``hopc.passes.dce``). Autograd's forward call yields it like any other
+result (``hopc.passes.autograd.hops.outlining.call``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.ir import Attribute, Block, Operation
+from xdsl.ir import Attribute, Block, Operation, OpResult
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import describe
 from hopc.ir.dims import Dim, dim_symbols
 from hopc.ir.substitution import InconsistentBinding, bind, parameters
 from hopc.ir.symbol_uses import symbols_of_attribute
-from hopc.ir.types import TensorType, free_symbols_of_types
+from hopc.ir.types import ExpressionData, TensorType, free_symbols_of_types
 
 
 def defined_symbols(block: Block) -> set[str]:
@@ -59,15 +83,101 @@ def defined_symbols(block: Block) -> set[str]:
     ``!hop.symint``/``!hop.symfloat``, of a result of an op directly in it (an unbacked size such
     as ``nonzero``'s or ``hop.item``'s; Note [where a symbol is bound] in
     ``hopc.passes.lift_symbols_analysis``), not by its arguments' types."""
+    return set(defining_results(block))
+
+
+def defining_results(block: Block) -> dict[str, OpResult]:
+    """Each symbol ``block`` defines (``defined_symbols``) -> the result of an op directly in it
+    that defines it: the first to have it as a whole dimension or as its ``!hop.symint``, where
+    no earlier op mentions it (another result of the same op may have it inside an expression:
+    a call's ``[4*u1]`` and ``!hop.symint<u1>``)."""
     mentioned = set(free_symbols_of_types([a.type for a in block.args]))
-    defined: set[str] = set()
+    defining: dict[str, OpResult] = {}
     for op in block.ops:
         for attribute in (*op.properties.values(), *op.attributes.values()):
             mentioned.update(symbols_of_attribute(attribute))
         for result in op.results:
-            defined.update(name for name in parameters([result.type]) if name not in mentioned)
+            for name in parameters([result.type]):
+                if name not in mentioned:
+                    defining.setdefault(name, result)
+        for result in op.results:
             mentioned.update(symbols_of_attribute(result.type))
-    return defined
+    return defining
+
+
+def sizes_only_inside_expressions(block: Block, yielded_types: Sequence[Attribute]) -> list[str]:
+    """The symbols ``block`` defines that ``yielded_types`` mention only inside expressions
+    (``[4*u0]``, never ``[u0]``), in order of definition (Note [call result symbols])."""
+    yielded = free_symbols_of_types(yielded_types) - set(parameters(yielded_types))
+    return [symbol for symbol in defining_results(block) if symbol in yielded]
+
+
+class UnnamedSize(ValueError):
+    """A call's result types give ``size``, which its body yields only inside expressions, no
+    single name; the message says what they have instead."""
+
+    def __init__(self, size: str, message: str):
+        super().__init__(message)
+        self.size = size
+
+
+def call_names(yielded_types: Sequence[Attribute], result_types: Sequence[Attribute],
+               sizes: Sequence[str]) -> dict[str, str]:
+    """Each symbol of ``sizes`` -> the one symbol that ``result_types`` name it by, solving each
+    dimension of ``yielded_types`` that mentions it and no other of ``sizes`` for it
+    (``4*u0 == 4*u1``: ``u1``). ``yielded_types`` are the body's under the call's substitution
+    (Note [call result symbols]).
+
+    Raises ``UnnamedSize`` where a size has no such dimension, or where one has no unique
+    solution that is a single symbol, or where two dimensions disagree.
+    """
+    names: dict[str, str] = {}
+    unnamed = set(sizes)
+    for yielded_dim, result_dim in _dimension_pairs(yielded_types, result_types):
+        inside = dim_symbols(yielded_dim) & unnamed
+        if len(inside) != 1:
+            continue
+        (size,) = inside
+        name = _solution(size, yielded_dim, result_dim)
+        if names.setdefault(size, name) != name:
+            raise UnnamedSize(size, f"{result_dim} for {yielded_dim}, which gives {size} as {name}, "
+                              f"where another dimension gives it as {names[size]}")
+    for size in sizes:
+        if size not in names:
+            raise UnnamedSize(size, f"no dimension with {size} as the only size the body defines")
+    return names
+
+
+def _dimension_pairs(yielded_types: Sequence[Attribute], result_types: Sequence[Attribute]
+                     ) -> list[tuple[Dim, Dim]]:
+    """Each dimension (or ``!hop.symint`` value) of ``yielded_types`` with the result's at its place."""
+    pairs: list[tuple[Dim, Dim]] = []
+    for yielded, result in zip(yielded_types, result_types):
+        if isinstance(yielded, TensorType) and isinstance(result, TensorType) \
+                and yielded.rank == result.rank:
+            pairs.extend(zip(yielded.shape, result.shape, strict=True))
+        elif isinstance(yielded, ExpressionData) and type(result) is type(yielded):
+            pairs.append((yielded.value, result.value))
+    return pairs
+
+
+def _solution(size: str, yielded_dim: Dim, result_dim: Dim) -> str:
+    """The one symbol ``size`` is where ``yielded_dim == result_dim``, or ``UnnamedSize``; through
+    sympy, imported on first use (Note [lazy sympy] in ``hopc.ir.dims``)."""
+    import sympy
+
+    from hopc.ir.symbolic import parse_expr, symbol
+
+    equation = sympy.Eq(parse_expr(str(yielded_dim)), parse_expr(str(result_dim)))
+    try:
+        solutions = sympy.solve(equation, symbol(size))
+    except NotImplementedError:  # sympy solves no equation of floor divisions, for one
+        solutions = []
+    if len(solutions) != 1 or not isinstance(solutions[0], sympy.Symbol):
+        found = ", ".join(map(str, solutions)) or "none"
+        raise UnnamedSize(size, f"{result_dim} for {yielded_dim}, which gives {size} as {found}, "
+                          "not as one symbol")
+    return solutions[0].name
 
 
 def fresh_result_symbols(op: Operation, body: Block, yielded_types: Sequence[Attribute]) -> dict[str, Dim]:

@@ -198,6 +198,24 @@ class RegionEntry:
                 for source in self.arguments]
 
 
+@dataclass(frozen=True)
+class FunctionalBodies(OpTrait):
+    """A HOP whose bodies are functions of what they are given.
+
+    Note [functional bodies]
+    ~~~~~~~~~~~~~~~~~~~~~~~~
+    The op's bodies may change nothing they are given (an operand, a slice of
+    one, an index), and its results are new tensors that alias no operand, as
+    PyTorch requires of ``associative_scan``'s combine and of ``flex_attention``'s
+    score and mask functions. It is a fact of the op's meaning, so the op says
+    it: stages whose rule follows from it alone register that rule once for the
+    trait (``hopc.ir.rule_table``: an op class with no rule of its own takes the
+    rule of a trait it has), and a new HOP with such bodies needs no rule of
+    its own there. Functionalize checks the first half of the fact (a body that
+    changes an argument in place is a located error) and relies on the second.
+    """
+
+
 class HopRegionInterface(OpTrait, abc.ABC):
     """The region facts of a HOP (module docstring)."""
 

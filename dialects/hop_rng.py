@@ -33,7 +33,7 @@ The generators are the default ones: at run time a state is a 1-d
 bytes, the Mersenne Twister state) followed, where CUDA is initialized, by
 each CUDA device's (``torch.cuda.get_rng_state_all``: a Philox seed and
 offset), so random ops that draw on either are replayed
-(``hopc.backend.interpreter_rng``). These ops run on the host, never inside a
+(``hopc.backend.interpreters.rng``). These ops run on the host, never inside a
 CUDA graph (Note [cuda graph segments] in ``hopc.passes.form_cuda_graphs``);
 a graph's replay draws from the offset the generator has when it starts.
 """

@@ -8,7 +8,10 @@ PyTorch's ``sym_float``, ``/``, ``math.sqrt`` and ``**`` with a float exponent
 compute on ``SymInt``/``SymFloat``. ``hop.sym_ite`` is ``torch.sym_ite``, a
 choice by a ``!hop.symbool``. ``hop.sym_neg``, ``hop.sym_abs`` and
 ``hop.sym_not`` are Python's unary ``-``, ``abs`` and ``not``: their result
-has the operand's kind. Arithmetic and comparisons that floats share
+has the operand's kind; ``hop.sym_and`` and ``hop.sym_or`` are ``&`` and ``|``
+of two ``!hop.symbool``s. The ops that round to an integer (``hop.sym_floor``,
+``hop.sym_ceil``, ``hop.sym_trunc``, ``hop.sym_round``) are in ``hop_rounding``
+and listed here. Arithmetic and comparisons that floats share
 with integers are the ``hop.sym_*`` ops of ``hop_sym_binary``, which take floats
 as well. The ``Hop`` dialect (``hopc.dialects.hop``) registers these ops and
 re-exports them.
@@ -26,6 +29,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import HopCanonicalizationPatterns, describe
+from hopc.dialects.hop_rounding import SYM_ROUNDING_OPS
 from hopc.dialects.hop_sym_binary import SymBinaryOp
 from hopc.ir.types import SymBoolType, SymFloatType, SymIntType
 
@@ -275,8 +279,74 @@ class SymNotOp(_SymUnaryOp):
     APPLY = staticmethod(lambda operand: _sympy().Not(operand))
 
 
+class _SymLogicalOp(SymBinaryOp):
+    """``%r = hop.sym_<op> %a, %b : !hop.symbool<A>, !hop.symbool<B> -> !hop.symbool<Op(A, B)>``.
+
+    Python's ``&`` and ``|`` on ``SymBool``s, as Dynamo records
+    ``torch._check((k >= 0) & (k < n))``: ``OPERATOR`` on the operands' values.
+
+    Invariant: operands and result are booleans, and the result type's
+    expression is ``APPLY`` of the operands' expressions (compared in canonical form).
+
+    Restriction: booleans only; ``&`` and ``|`` of integers (bitwise) are no op.
+    """
+
+    lhs = operand_def(SymIntType | SymFloatType | SymBoolType)  # the verifier names a wrong kind
+    rhs = operand_def(SymIntType | SymFloatType | SymBoolType)
+    result = result_def(SymBoolType)
+    RESULT_KIND: ClassVar[type[SymBoolType]] = SymBoolType
+    KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymBoolType,)
+
+    @classmethod
+    def expected_type(cls, lhs: Attribute, rhs: Attribute) -> SymBoolType:
+        if not isinstance(lhs, SymBoolType) or not isinstance(rhs, SymBoolType):
+            raise ValueError(f"'{cls.name}' takes !hop.symbool")
+        from hopc.ir import symbolic, symbolic_print
+
+        value = cls.APPLY(symbolic.parse_expr(str(lhs.value)), symbolic.parse_expr(str(rhs.value)))
+        return SymBoolType(symbolic_print.print_expr(value))
+
+
+def _logical_and(a, b):
+    return _sympy().And(a, b)
+
+
+def _logical_or(a, b):
+    return _sympy().Or(a, b)
+
+
+@irdl_op_definition
+class SymAndOp(_SymLogicalOp):
+    """``a & b`` on symbolic booleans. Example::
+
+        hop.symbol @u0 unbacked [-oo, oo]
+        %r = hop.sym_and %a, %b : !hop.symbool<Ge(u0, 0)>, !hop.symbool<Le(u0, 3)>
+            -> !hop.symbool<And(Ge(u0, 0), Le(u0, 3))>
+    """
+
+    name = "hop.sym_and"
+    OPERATOR = staticmethod(operator.and_)
+    APPLY = staticmethod(_logical_and)
+
+
+@irdl_op_definition
+class SymOrOp(_SymLogicalOp):
+    """``a | b`` on symbolic booleans. Example::
+
+        hop.symbol @u0 unbacked [-oo, oo]
+        %r = hop.sym_or %a, %b : !hop.symbool<Lt(u0, 0)>, !hop.symbool<Gt(u0, 3)>
+            -> !hop.symbool<Or(Gt(u0, 3), Lt(u0, 0))>
+    """
+
+    name = "hop.sym_or"
+    OPERATOR = staticmethod(operator.or_)
+    APPLY = staticmethod(_logical_or)
+
+
 SYM_UNARY_OPS = (SymNegOp, SymAbsOp, SymNotOp)
-SYM_SCALAR_OPS = (SymFloatOp, SymTrueDivOp, SymSqrtOp, SymPowOp, SymIteOp, *SYM_UNARY_OPS)
+SYM_LOGICAL_OPS = (SymAndOp, SymOrOp)
+SYM_SCALAR_OPS = (SymFloatOp, SymTrueDivOp, SymSqrtOp, SymPowOp, SymIteOp, *SYM_UNARY_OPS,
+                  *SYM_LOGICAL_OPS, *SYM_ROUNDING_OPS)
 
 
 def _sympy():

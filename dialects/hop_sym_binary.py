@@ -5,9 +5,9 @@ each op computes its Python operator on the values of its operands, and its
 result type holds that operation applied to the operands' expressions, in
 canonical form (``hopc.ir.dims``). ``SymBinaryOp`` is their base, and that of
 the binary ops of ``hop_scalars`` whose result is a float (``hop.sym_truediv``,
-``hop.sym_pow``); what each op computes is written once
-(Note [one operator per sym op]). The ``Hop`` dialect (``hopc.dialects.hop``)
-registers these ops and re-exports them.
+``hop.sym_pow``) and of its ops on booleans (``hop.sym_and``, ``hop.sym_or``);
+what each op computes is written once (Note [one operator per sym op]). The
+``Hop`` dialect (``hopc.dialects.hop``) registers these ops and re-exports them.
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ class SymBinaryOp(IRDLOperation):
     traits = traits_def(Pure(), HopCanonicalizationPatterns())
     assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
     RESULT_KIND: ClassVar[type[SymIntType] | type[SymBoolType] | type[SymFloatType]] = SymIntType
-    INTEGER_ONLY: ClassVar[bool] = False
-    """Whether the operation is undefined on floats (``//``, ``%``)."""
+    KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymIntType, SymFloatType)
+    """The operand kinds the operation is defined on: integers only for ``//`` and ``%``
+    (the frontend refuses a traced call on others where the trace is)."""
     OPERATOR: ClassVar[Callable[[Any, Any], Any]]
     """The operation on Python ints, floats and bools, as eager computes it on ``SymInt``s,
     ``SymFloat``s and ``SymBool``s: what the interpreter and generated code run, and what
@@ -57,7 +58,7 @@ class SymBinaryOp(IRDLOperation):
         assert isinstance(lhs, SymIntType | SymFloatType) and isinstance(rhs, SymIntType | SymFloatType)
         result_kind = cls.RESULT_KIND
         if isinstance(lhs, SymFloatType) or isinstance(rhs, SymFloatType):
-            if cls.INTEGER_ONLY:
+            if SymFloatType not in cls.KINDS:
                 raise ValueError(f"'{cls.name}' takes integers")
             if result_kind is SymIntType:
                 result_kind = SymFloatType
@@ -150,7 +151,7 @@ class SymFloorDivOp(SymBinaryOp):
     name = "hop.sym_floordiv"
     OPERATOR = staticmethod(operator.floordiv)
     APPLY = staticmethod(_floordiv)
-    INTEGER_ONLY: ClassVar[bool] = True
+    KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymIntType,)
 
 
 @irdl_op_definition
@@ -160,7 +161,7 @@ class SymModOp(SymBinaryOp):
     name = "hop.sym_mod"
     OPERATOR = staticmethod(operator.mod)
     APPLY = staticmethod(_sympy_function("Mod"))
-    INTEGER_ONLY: ClassVar[bool] = True
+    KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymIntType,)
 
 
 @irdl_op_definition

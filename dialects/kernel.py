@@ -263,12 +263,13 @@ class AllocOp(IRDLOperation):
             return torch.empty_strided(shape, strides, dtype=dtype, device=device)
 
     Each run of the enclosing block allocates anew. The operands are the
-    symints of the shape symbols its type mentions, one per symbol.
+    symints of the shape symbols its type mentions, one per symbol (a symfloat
+    for a float symbol under a rounding, Note [rounding expressions]).
     Restrictions: the buffer's symbols are exactly those of its operands' types.
     """
 
     name = "kernel.alloc"
-    sizes = var_operand_def(SymIntType)
+    sizes = var_operand_def(SymIntType | SymFloatType)
     buffer = result_def(BufferType)
     traits = traits_def(Pure())
     assembly_format = "`(` $sizes `)` attr-dict `:` functional-type($sizes, $buffer)"

@@ -55,7 +55,8 @@ from hopc.dialects.hop import SymSizeOp
 from hopc.dialects.hop_interface import HopRegionInterface
 from hopc.dialects.symbol_values import values_in_scope
 from hopc.ir.diagnostics import op_error
-from hopc.ir.types import SymIntType, TensorType
+from hopc.ir.dims import is_float_symbol_name
+from hopc.ir.types import SymFloatType, SymIntType, TensorType
 
 INSERTED_LAST = 1 << 62
 """The middle part of a numbered op's position: after every op inserted before it."""
@@ -122,7 +123,8 @@ class SymbolScope:
 
     def symint_if_bound(self, symbol: str, before: Operation, builder: Builder) -> SSAValue | None:
         """``hopc.dialects.symbol_values.symint_if_bound``, its ``hop.sym_size`` announced here."""
-        found = self.nearest(SymIntType(symbol), before)
+        found = self.nearest(SymFloatType(symbol) if is_float_symbol_name(symbol) else SymIntType(symbol),
+                             before)  # a float symbol under a rounding (Note [rounding expressions])
         if found is not None:
             return found
         ordered = self.by_dimension.get(symbol)

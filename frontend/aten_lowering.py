@@ -20,11 +20,22 @@ decomposition run, which is exactly what the captured level wants:
 - sizes stay symbolic: the trace runs in Dynamo's fake mode, so its
   ``ShapeEnv`` names every size (and the runtime asserts, as
   ``_assert_scalar`` calls).
+
+Note [one patch at a time]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+``make_fx`` calls ``dedupe_symints`` by its module's name, with no hook to
+pass another, so ``_keeping_reads`` patches that module (Note [reads the
+trace learned about] in ``hopc.fx_import.shape_symbols``). Two threads
+patching at once would each restore what it found: where the first left
+before the second, the second would put the first's patch back for good. A
+lock, held from patch to restore, lets one thread patch at a time (reentrant,
+for a trace that lowers another graph); other threads' lowerings wait for it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator, Sequence
 from unittest import mock
 
@@ -104,29 +115,34 @@ def lower_to_aten(graph_module: torch.fx.GraphModule, fake_inputs: Sequence[obje
     return aten_graph
 
 
-_READS = frozenset({torch.ops.aten.item.default, torch.ops.aten._local_scalar_dense.default})
-"""The reads of a number from data."""
+_PATCHING_DEDUPE = threading.RLock()
+"""Held while ``_keeping_reads`` patches ``dedupe_symints`` (Note [one patch at a time])."""
 
 
 @contextlib.contextmanager
 def _keeping_reads() -> Iterator[None]:
     """Within, ``make_fx`` keeps the reads from data that the trace learned about apart from
-    the sizes they equal (Note [reads the trace learned about] in ``hopc.fx_import.shape_symbols``)."""
-    dedupe = dedupe_symint_uses.dedupe_symints
+    the sizes they equal (Note [reads the trace learned about] in ``hopc.fx_import.shape_symbols``):
+    an ``.item()``, or the ``sym_size`` of a size an op computed from one.
 
-    def dedupe_all_but_reads(graph: torch.fx.Graph) -> None:
-        hidden = {node: node.meta.pop("val") for node in graph.nodes if _reads_a_size(node)}
-        dedupe(graph)
-        for node, value in hidden.items():
-            node.meta["val"] = value
+    One thread patches at a time (Note [one patch at a time]).
+    """
+    with _PATCHING_DEDUPE:
+        dedupe = dedupe_symint_uses.dedupe_symints
 
-    with mock.patch.object(dedupe_symint_uses, "dedupe_symints", dedupe_all_but_reads):
-        yield
+        def dedupe_all_but_reads(graph: torch.fx.Graph) -> None:
+            hidden = {node: node.meta.pop("val") for node in graph.nodes if _reads_a_size(node)}
+            dedupe(graph)
+            for node, value in hidden.items():
+                node.meta["val"] = value
+
+        with mock.patch.object(dedupe_symint_uses, "dedupe_symints", dedupe_all_but_reads):
+            yield
 
 
 def _reads_a_size(node: torch.fx.Node) -> bool:
-    """Whether ``node`` is an ``.item()`` whose read the trace learned equals an expression
-    over input sizes (Note [reads the trace learned about])."""
+    """Whether ``node``'s number is, as traced, a symbol read from data that the trace learned
+    equals an expression over input sizes (Note [reads the trace learned about])."""
     value = node.meta.get("val")
-    return node.target in _READS and isinstance(value, torch.SymInt | torch.SymFloat) and \
+    return isinstance(value, torch.SymInt | torch.SymFloat) and \
         learned_about(value.node._expr, value.node.shape_env)  # as read: ``.expr`` is as replaced

@@ -10,12 +10,14 @@ level at a time, until it is an attribute of the entry graph (where it becomes
 a ``hop.constant``): every subgraph of the HOP gets one trailing placeholder
 per constant that any of them reads, in the same order, and the HOP call gets
 the constants as trailing operands, in the argument that feeds trailing
-placeholders (``cond``'s operands, ``while_loop``'s, ``scan``'s, ``map``'s and
-``associative_scan``'s additional inputs, the operands of the others). A
-subgraph shared by several calls (``invoke_subgraph``) is changed once. A HOP
-whose operand layout is not in ``_TRAILING_ARGUMENT`` (a custom
-``autograd.Function``, whose backward takes cotangents and then saved values)
-with a constant made in a body is refused, located at the HOP's line.
+placeholders, which the HOP's kind registers in ``TRAILING_ARGUMENTS``
+(``hopc.fx_import.capture_rules``: ``cond``'s operands, ``while_loop``'s,
+``scan``'s, ``map``'s and ``associative_scan``'s additional inputs, the
+operands of the others). A subgraph shared by several calls
+(``invoke_subgraph``) is changed once. A HOP whose kind registers no trailing
+argument (a custom ``autograd.Function``, whose backward takes cotangents and
+then saved values) with a constant made in a body is refused, located at the
+HOP's line.
 """
 
 from __future__ import annotations
@@ -23,14 +25,8 @@ from __future__ import annotations
 import torch
 import torch.fx
 
+from hopc.fx_import.capture_rules import TRAILING_ARGUMENTS
 from hopc.fx_import.errors import unsupported
-
-_TRAILING_ARGUMENT: dict[str, int | None] = {
-    "cond": 3, "while_loop": 3, "scan": 3, "map_impl": 2, "associative_scan": 2,
-    "invoke_subgraph": None, "hopc_wrap": None, "hopc_checkpoint": None,
-    "flex_attention": 7,  # score_mod_other_buffers; the mask_mod graph is no argument of its own
-}
-"""HOP name -> the argument whose values its subgraphs take last (None: the variadic rest)."""
 
 
 def hoist_constants(graph_module: torch.fx.GraphModule) -> None:
@@ -48,7 +44,8 @@ def _hoist_from_hops(graph_module: torch.fx.GraphModule,
         attributes = [getattr(graph_module, a.target) for a in node.args
                       if isinstance(a, torch.fx.Node) and a.op == "get_attr"]
         subgraphs = [a for a in attributes if isinstance(a, torch.fx.GraphModule)]
-        if name not in _TRAILING_ARGUMENT:
+        trailing_argument_rule = TRAILING_ARGUMENTS.get(name)
+        if trailing_argument_rule is None:
             if any(_holds_tensor_constant(subgraph) for subgraph in subgraphs):
                 raise unsupported(node, f"a tensor constant made inside the '{name}' region "
                                         "(make it outside, or pass it in as an argument)")
@@ -63,7 +60,7 @@ def _hoist_from_hops(graph_module: torch.fx.GraphModule,
                 _take_as_placeholders(subgraph, taken[id(subgraph)])
         constants_taken = taken[id(subgraphs[0])] if subgraphs else []
         if constants_taken:
-            _pass_as_operands(graph_module, node, constants_taken, _TRAILING_ARGUMENT[name])
+            _pass_as_operands(graph_module, node, constants_taken, trailing_argument_rule())
             changed = True
     if changed:
         graph_module.recompile()

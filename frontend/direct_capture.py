@@ -16,7 +16,8 @@ Dynamo, in three cases:
 
 - the program enters a HOP. A HOP must stay a region, and outside Dynamo
   ``wrap``, ``checkpoint`` and ``nested_compile_region`` run their bodies
-  inline, so every HOP entry point is replaced, for the duration of the
+  inline, so every HOP entry point (its kind's ``EAGER_ENTRY_POINTS``, in
+  ``hopc.fx_import.capture_rules``) is replaced, for the duration of the
   trace, by one that raises ``NeedsDynamo`` (``_hop_entry_points``); so is
   the entry to a ``torch.func.grad`` or ``jvp`` level, whose functorch
   wrappers the direct trace cannot see (Note [functorch grad regions]),
@@ -51,9 +52,7 @@ from unittest import mock
 import torch
 import torch.fx
 import torch.utils._pytree as pytree
-import torch.utils.checkpoint
 from torch._dispatch.python import enable_python_dispatcher
-from torch._higher_order_ops.wrap import Wrap
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.proxy_tensor import PythonKeyTracer, make_fx
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
@@ -61,13 +60,16 @@ from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from hopc.frontend.constant_hoisting import hoist_constants
 from hopc.frontend.dynamo_capture import input_names, lift_tensor_attributes
 from hopc.frontend.module_import import EntryArgument
+from hopc.fx_import.capture_rules import EAGER_ENTRY_POINTS, EntryPoint
 from hopc.ir.diagnostics import is_hopc_source, is_torch_source
 
-_HOP_UTILITIES = importlib.import_module("torch._higher_order_ops.utils")
-_INVOKE_SUBGRAPH = importlib.import_module("torch._higher_order_ops.invoke_subgraph")
 _FUNCTORCH_TRANSFORMS = importlib.import_module("torch._functorch.eager_transforms")
-_ASSOCIATIVE_SCAN = importlib.import_module("torch._higher_order_ops.associative_scan")
-"""The modules themselves (``torch._higher_order_ops`` exports HOPs of the same names)."""
+"""The module itself (``torch._functorch`` exports functions of the same name)."""
+
+_FUNCTORCH_LEVELS: tuple[EntryPoint, ...] = ((_FUNCTORCH_TRANSFORMS, "_grad_increment_nesting"),
+                                             (_FUNCTORCH_TRANSFORMS, "_jvp_increment_nesting"))
+"""Where ``torch.func.grad`` and ``jvp`` enter their level: no HOP's, so listed here (Note
+[functorch grad regions])."""
 
 
 class NeedsDynamo(Exception):
@@ -128,32 +130,12 @@ _GIVE_UP = _GiveUp()
 
 @contextlib.contextmanager
 def _hop_entry_points() -> Iterator[None]:
-    """Every way a program enters a HOP outside Dynamo raises ``NeedsDynamo``.
-
-    ``cond``, ``while_loop``, ``scan``, ``map``, a pointwise
-    ``associative_scan`` and an exported ``nested_compile_region`` compile
-    their call in ``setup_compilation_env`` (torch 2.13 through
-    ``_hop_compile_and_call``, which torch 2.11 lacks); a generic
-    ``associative_scan`` runs ``generic_associative_scan`` (Note [associative
-    scan capture]); a ``nested_compile_region`` otherwise calls
-    ``invoke_subgraph_placeholder``; ``wrap`` (whatever name the program
-    imported it by) runs ``Wrap.__call__``; ``checkpoint`` runs
-    ``CheckpointFunction`` or ``_checkpoint_without_reentrant_generator``;
-    ``torch.func.grad`` and ``jvp`` enter their level by
-    ``_grad_increment_nesting`` and ``_jvp_increment_nesting``; a custom
-    ``autograd.Function`` is applied by ``Function.apply``.
-    """
-    entry_points = [(_HOP_UTILITIES, "setup_compilation_env"),
-                    (_INVOKE_SUBGRAPH, "invoke_subgraph_placeholder"),
-                    (_ASSOCIATIVE_SCAN, "generic_associative_scan"),
-                    (Wrap, "__call__"),
-                    (torch.utils.checkpoint, "CheckpointFunction"),
-                    (torch.utils.checkpoint, "_checkpoint_without_reentrant_generator"),
-                    (_FUNCTORCH_TRANSFORMS, "_grad_increment_nesting"),
-                    (_FUNCTORCH_TRANSFORMS, "_jvp_increment_nesting"),
-                    (torch.autograd.Function, "apply")]
+    """Every way a program enters a HOP outside Dynamo raises ``NeedsDynamo``: the entry points
+    each HOP kind registers (``EAGER_ENTRY_POINTS``), each once, and ``_FUNCTORCH_LEVELS``."""
+    entry_points = [entry_point for kind in EAGER_ENTRY_POINTS
+                    for entry_point in EAGER_ENTRY_POINTS.get(kind)()]
     with contextlib.ExitStack() as patches:
-        for owner, name in entry_points:
+        for owner, name in dict.fromkeys([*entry_points, *_FUNCTORCH_LEVELS]):
             patches.enter_context(mock.patch.object(owner, name, _GIVE_UP))
         yield
 

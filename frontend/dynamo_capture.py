@@ -8,9 +8,11 @@ form, and the graph's outputs are the program's outputs, flattened. Sizes are
 static unless ``dynamic_shapes`` says otherwise; Python scalars are
 specialized. ``nested_compile_region`` calls stay ``invoke_subgraph`` even
 when called once, also where the program marks the function as it runs,
-and checkpoint may hold any HOP (``traceable_regions``). ``associative_scan``
-is traced as its HOP in every ``combine_mode`` (Note [associative scan capture]),
-in hopc's programs only (Note [associative scan stand-in is hopc's]).
+and checkpoint may hold any HOP (``traceable_regions``). Where a HOP kind
+registers a stand-in for a PyTorch function (``DYNAMO_STAND_INS`` in
+``hopc.fx_import.capture_rules``: ``associative_scan``'s, Note [associative scan
+capture]), Dynamo traces the stand-in, in hopc's programs only (Note [Dynamo
+stand-ins are hopc's]).
 
 The graph is then normalised for ``lower_to_aten``: one placeholder per entry
 argument, in order, user inputs first (the tensor leaves of ``(args, kwargs)``
@@ -23,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
-import importlib
 import inspect
 import logging
 import operator
@@ -35,12 +36,12 @@ import torch
 import torch.fx
 import torch.utils._pytree as pytree
 from torch._dynamo.symbolic_convert import InstructionTranslator
-from torch._prims_common import canonicalize_dim
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
 from hopc.frontend.errors import dynamo_error
 from hopc.frontend.module_import import BUFFER, CONSTANT, PARAMETER, EntryArgument
 from hopc.frontend.traceable_regions import regions_for_export
+from hopc.fx_import.capture_rules import DYNAMO_STAND_INS
 from hopc.ir.diagnostics import HopcError
 
 KEEP_SINGLE_USE_SUBGRAPHS = ({"inline_single_use_invoke_subgraph": False}
@@ -178,49 +179,25 @@ def _role(tensor: torch.Tensor, parameters: dict[int, str], buffers: dict[int, s
     return CONSTANT, fallback_name
 
 
-# Note [associative scan capture]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# PyTorch's ``associative_scan(combine_fn, xs, dim, reverse, combine_mode)``
-# calls its HOP only for ``combine_mode="pointwise"``, which it allows on CUDA
-# tensors only. With ``"generic"``, what a CPU program uses, it runs
-# ``generic_associative_scan``: a tree of ``vmap``-ed combines whose depth and
-# slicing depend on the length, which Dynamo records op by op, so that a dynamic
-# length cannot be captured and no region is left. So when Dynamo inlines
-# ``associative_scan``, it traces ``traceable_associative_scan`` instead,
-# registered with ``torch.compiler.substitute_in_graph`` (for both routes,
-# ``hopc.capture`` and ``hopc.compile``): what PyTorch's pointwise mode does,
-# for every mode: ``dim`` moved to 0 and flipped for ``reverse`` around the HOP
-# itself, which hopc imports as ``hop.associative_scan`` (Note [associative scan
-# semantics] in ``hopc.dialects.hops.associative_scan``). Eager calls run
-# PyTorch's own function. The leaves of ``xs`` must share their length, as
-# eager's ``vmap`` requires; a ``torch._check`` says so, so that Dynamo names
-# dynamic lengths by one symbol, as the op's verifier requires.
-#
-# Dynamo then checks the combine as for pointwise mode (a combine that is not
-# pointwise, or whose outputs differ from its inputs in shape or dtype, is
-# refused, located), and refuses a scan of no slices, as eager does. In grad
-# mode Dynamo also runs the HOP's own autograd kernel on fake tensors, which
-# (PyTorch 2.13) refuses a combine that reads an outer tensor ("lifted
-# parameters"): ``hopc.compile`` of such a program in grad mode is that
-# refusal, located; ``hopc.capture`` traces without grad, and ``--autograd``
-# differentiates the op itself.
-#
-# The stand-in is hopc's alone (Note [associative scan stand-in is hopc's]).
-
-# Note [associative scan stand-in is hopc's]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# ``substitute_in_graph`` registers a stand-in for the whole process, and
-# Dynamo inlines it whatever the backend. Importing hopc must not change what
+# Note [Dynamo stand-ins are hopc's]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A HOP kind may need Dynamo to trace a function of its own in a PyTorch
+# function's stead, so that the program's call becomes the HOP
+# (``DYNAMO_STAND_INS``: ``associative_scan``'s, Note [associative scan
+# capture]). ``_install_stand_in`` registers it with
+# ``torch.compiler.substitute_in_graph``, which holds for the whole process,
+# and Dynamo inlines it whatever the backend. Importing hopc must not change what
 # another backend compiles (``aot_eager``, Inductor, a user's own), so the
 # stand-in first asks ``traced_for_hopc()``: true while hopc's capture exports
 # a program (``dynamo_graph``), or where the frame's backend is
 # ``hopc_backend`` under Dynamo's wrappers (``hopc.compile``,
-# ``torch.compile(backend="hopc")``). Otherwise it traces
-# ``pytorch_associative_scan``, PyTorch's own function under another identity
-# (so that Dynamo inlines it rather than the stand-in again): the graph is the
-# one Dynamo makes without hopc. A backend that wraps ``hopc_backend`` in a
-# function of its own is not hopc's by this test: hopc then fails, located, on
-# the tree of ``vmap``-ed combines it gets, and never computes a wrong value.
+# ``torch.compile(backend="hopc")``). Otherwise it traces PyTorch's own
+# function under another identity (so that Dynamo inlines it rather than the
+# stand-in again): the graph is the one Dynamo makes without hopc. A backend
+# that wraps ``hopc_backend`` in a function of its own is not hopc's by this
+# test: hopc then fails, located, on the graph it gets (for
+# ``associative_scan``, a tree of ``vmap``-ed combines), and never computes a
+# wrong value. Eager calls run PyTorch's own function.
 #
 # Dynamo calls ``traced_for_hopc`` as it traces (``assume_constant_result``)
 # and takes its answer as a constant: no guard reads it, so a call of the
@@ -230,24 +207,13 @@ def _role(tensor: torch.Tensor, parameters: dict[int, str], buffers: dict[int, s
 # hopc's graph, nor hopc another backend's, whatever order they compile in.
 # A capture does not touch Dynamo's cache at all.
 
-_ASSOCIATIVE_SCAN = importlib.import_module("torch._higher_order_ops.associative_scan")
-"""The module itself (``torch._higher_order_ops`` exports the function under its name)."""
-
-_PYTORCH_ASSOCIATIVE_SCAN = _ASSOCIATIVE_SCAN.associative_scan
-
-pytorch_associative_scan = types.FunctionType(
-    _PYTORCH_ASSOCIATIVE_SCAN.__code__, _PYTORCH_ASSOCIATIVE_SCAN.__globals__, _PYTORCH_ASSOCIATIVE_SCAN.__name__,
-    _PYTORCH_ASSOCIATIVE_SCAN.__defaults__, _PYTORCH_ASSOCIATIVE_SCAN.__closure__)
-"""PyTorch's ``associative_scan``, as a function the stand-in does not replace (Note
-[associative scan stand-in is hopc's])."""
-
 _EXPORTING_FOR_HOPC = contextvars.ContextVar("exporting_for_hopc", default=False)
 """Whether ``dynamo_graph`` is exporting a program for ``hopc.capture``."""
 
 
 @contextlib.contextmanager
 def _exporting_for_hopc() -> Iterator[None]:
-    """Marks the export ``dynamo_graph`` runs as hopc's (Note [associative scan stand-in is hopc's])."""
+    """Marks the export ``dynamo_graph`` runs as hopc's (Note [Dynamo stand-ins are hopc's])."""
     token = _EXPORTING_FOR_HOPC.set(True)
     try:
         yield
@@ -271,33 +237,32 @@ def _innermost_backend(backend: object) -> object:
 
 @torch.compiler.assume_constant_result
 def traced_for_hopc() -> bool:
-    """Whether the program Dynamo is tracing is hopc's (Note [associative scan stand-in is hopc's])."""
+    """Whether the program Dynamo is tracing is hopc's (Note [Dynamo stand-ins are hopc's])."""
     from hopc.frontend.dynamo_backend import hopc_backend  # here: that module imports this one
 
     backend = InstructionTranslator.current_tx().output.compiler_fn
     return _EXPORTING_FOR_HOPC.get() or _innermost_backend(backend) is hopc_backend
 
 
-@torch.compiler.substitute_in_graph(_PYTORCH_ASSOCIATIVE_SCAN)
-def traceable_associative_scan(combine_fn: Callable, xs: object, dim: int, reverse: bool = False,
-                               combine_mode: str = "pointwise") -> object:
-    """``associative_scan`` as Dynamo traces it (Note [associative scan capture]); PyTorch's own
-    outside hopc (Note [associative scan stand-in is hopc's])."""
-    if not traced_for_hopc():
-        return pytorch_associative_scan(combine_fn, xs, dim, reverse, combine_mode)
-    if combine_mode not in ("pointwise", "generic"):
-        raise ValueError(f"Combine_mode must either 'pointwise' or 'generic', but got {combine_mode}")
-    leaves, spec = pytree.tree_flatten(xs)
-    dim = canonicalize_dim(leaves[0].ndim, dim)
-    leaves = [torch.movedim(leaf, dim, 0) for leaf in leaves]
-    for leaf in leaves[1:]:
-        torch._check(leaf.size(0) == leaves[0].size(0), lambda: "associative_scan: xs differ in length along dim")
-    if reverse:
-        leaves = [torch.flip(leaf, [0]) for leaf in leaves]
-    combine = functools.partial(_ASSOCIATIVE_SCAN.wrap_combine_fn_flat, combine_fn=combine_fn,
-                                spec=spec, num_leaves=len(leaves))
-    # Dynamo gives the op's results the structure of ``xs`` (``spec``), as PyTorch's function returns them
-    scanned = _ASSOCIATIVE_SCAN.associative_scan_op(combine, leaves, additional_inputs=())
-    if reverse:
-        scanned = pytree.tree_map(lambda leaf: torch.flip(leaf, [0]), scanned)
-    return pytree.tree_map(lambda leaf: torch.movedim(leaf, 0, dim), scanned)
+def _install_stand_ins() -> None:
+    """Has Dynamo trace each stand-in of ``DYNAMO_STAND_INS``; once, as this module is imported."""
+    for original in DYNAMO_STAND_INS:
+        _install_stand_in(original, DYNAMO_STAND_INS.get(original))
+
+
+def _install_stand_in(original: types.FunctionType, stand_in: Callable) -> None:
+    """Has Dynamo trace ``stand_in`` in ``original``'s stead in hopc's programs, and ``original``
+    itself in others (Note [Dynamo stand-ins are hopc's]). ``functools.wraps`` gives the traced
+    function ``stand_in``'s signature, which ``substitute_in_graph`` checks is ``original``'s."""
+    pytorch_original = types.FunctionType(original.__code__, original.__globals__, original.__name__,
+                                          original.__defaults__, original.__closure__)
+
+    @torch.compiler.substitute_in_graph(original)
+    @functools.wraps(stand_in)
+    def traced_instead(*args: object, **kwargs: object) -> object:
+        if not traced_for_hopc():
+            return pytorch_original(*args, **kwargs)
+        return stand_in(*args, **kwargs)
+
+
+_install_stand_ins()

@@ -7,8 +7,12 @@ under ``freeze=True``) made of that captured module the last time, parsed
 from its text, and the driver skips those stages: they hold the derivative
 traces, the most expensive part of a compile. Otherwise the driver runs them
 and stores the result (``CacheSlot.store``). The kernel stages run on either:
-they take about as long as parsing their larger text would. As Inductor's FX
-graph cache and AOTAutograd's cache, it is on by default:
+parsing their larger text takes longer than running them (measured on
+``bench/compile_time.py``'s ``block``, training: 0.16 s CPU to parse the
+planned module against 0.08 to 0.11 s for the kernel and planned stages), and
+the host code generated from them closes over Python objects, not text (Note
+[generated host code] in ``hopc.backend.host.codegen``). As Inductor's FX graph
+cache and AOTAutograd's cache, it is on by default:
 
 - ``HOPC_CACHE=0`` turns it off (``1``, or unset, keeps it on);
 - ``HOPC_CACHE_DIR`` chooses the directory, ``$XDG_CACHE_HOME/hopc/compile``
@@ -65,7 +69,8 @@ module it parsed prints back to that text, so that a hit runs the module the
 miss ran, not one the printer and parser disagree on: an entry that does not
 read back is a miss like a corrupt one. The check costs a print on a hit
 rather than a parse and a print on every miss, which is the first call of
-every program. An op without a location keeps none (the parser stamps it with
+every program (``block``, training: 0.014 s CPU to print on a hit against
+0.15 s to parse on a miss). An op without a location keeps none (the parser stamps it with
 ``CACHED_TEXT_FILENAME``, which ``parse_cached`` takes off again), so a
 diagnostic never points into an entry.
 """

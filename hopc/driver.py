@@ -74,7 +74,6 @@ from hopc.backend.runtime.executors import (
     DEFAULT_EXECUTOR,
     DEFAULT_LOWERING,
     EXECUTORS,
-    CompiledExecutor,
     Executor,
     LoweringOptions,
     lowered,
@@ -154,14 +153,16 @@ class CompileOptions:
         if self.lowering is not None and not isinstance(self.lowering, LoweringOptions):
             raise HopcError(f"compile option lowering is a LoweringOptions, not {self.lowering!r}")
         if self.lowering is not None and EXECUTORS[self.executor].lowering is None:
+            lowering_executors = ", ".join(sorted(name for name, executor in EXECUTORS.items()
+                                                  if executor.lowering is not None))
             raise HopcError(f"executor '{self.executor}' runs the functional level and takes no lowering "
-                           "options; pick a compiled executor (aten, triton, auto)")
+                            f"options; pick a compiled executor ({lowering_executors})")
 
     @property
     def chosen_executor(self) -> Executor:
         """The executor named, generating code for ``lowering`` where that is given."""
         executor = EXECUTORS[self.executor]
-        if self.lowering is not None and isinstance(executor, CompiledExecutor):
+        if self.lowering is not None:  # only an executor with lowering options takes it (above)
             return executor.with_lowering(self.lowering)
         return executor
 

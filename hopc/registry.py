@@ -1,14 +1,14 @@
-"""The registry of hopc's dialects and of their reference-interpreter implementations.
+"""The registry of hopc's dialects.
 
 The one place a dialect is added (as xDSL's ``universe``): ``DIALECTS`` names
-the module attribute that holds each ``Dialect``, ``INTERPRETER_IMPLS`` the
-classes that run its ops in the reference interpreter
-(``hopc.backend.interpreter_registry``; one per op file where a dialect's ops
-are split over several), ``CAN_GENERATE`` the predicate that says which ATen
-ops a generated kernel computes (``convert-hop-to-kernel`` fuses those). All are
-``"module:attribute"`` strings, imported only when first used, so ``import hopc`` and
-parsing a module that mentions only ``hop`` ops stay fast. Neither ``ir/``
-nor the interpreter core names a dialect.
+the module attribute that holds each ``Dialect``, ``CAN_GENERATE`` the
+predicate that says which ATen ops a generated kernel computes
+(``convert-hop-to-kernel`` fuses those). Both are ``"module:attribute"``
+strings, imported only when first used, so ``import hopc`` and parsing a
+module that mentions only ``hop`` ops stay fast. Neither ``ir/`` nor the
+interpreter core names a dialect: what the backend does per op is in rule
+tables that find their rules themselves (Note [rule tables] in
+``hopc.ir.rule_table``).
 """
 
 from __future__ import annotations
@@ -25,17 +25,6 @@ DIALECTS: dict[str, str] = {
     "kernel": "hopc.dialects.kernel:Kernel",
 }
 """Dialect name -> ``module:attribute`` of its ``xdsl.ir.Dialect``."""
-
-INTERPRETER_IMPLS: dict[str, tuple[str, ...]] = {
-    "hop": ("hopc.backend.interpreter_hop:HopImpls", "hopc.backend.interpreter_rng:RngStateImpls",
-            "hopc.backend.interpreter_flex_attention:FlexAttentionImpls"),
-    "aten": ("hopc.backend.interpreter_aten:AtenImpls",),
-    "custom": ("hopc.backend.interpreter_aten:AtenImpls",),
-    "profiler": ("hopc.backend.interpreter_profiler:ProfilerImpls",),
-    "kernel": ("hopc.backend.interpreter_kernel:KernelImpls",),
-}
-"""Dialect name -> ``module:attribute`` of each class of its interpreter implementations."""
-
 
 CAN_GENERATE = "hopc.backend.triton.ops:can_emit"
 """``module:attribute`` of ``(AtenOp) -> bool``: whether the kernel code generator writes the op."""

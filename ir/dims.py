@@ -32,7 +32,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _IDENTIFIERS = re.compile(r"(?<![0-9.])[A-Za-z_][A-Za-z0-9_]*")  # not the ``e`` of ``1e-05``
 RESERVED_NAMES = frozenset(
     {"Max", "Min", "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "And", "Or", "Not", "True", "False",
-     "float", "sqrt", "pow", "ITE"}
+     "float", "sqrt", "pow", "ITE", "floor", "ceil", "trunc", "round"}
 )
 """The names that the expression language gives a meaning of its own, its calls and its
 literals (Note [expression text] in ``hopc.ir.symbolic``): no shape symbol has one."""
@@ -40,6 +40,8 @@ _FLOAT_MARKERS = re.compile(r"(?<![A-Za-z0-9_.])(?:float\(|sqrt\(|pow\(|zu?f|[0-
                             r"|(?<!/)/(?!/)")
 """What only text with a float in it contains (Note [float expressions] and Note [float symbols]
 in ``hopc.ir.symbolic_float``)."""
+_ROUNDING_CALL = re.compile(r"(?<![A-Za-z0-9_])(?:floor|ceil|trunc|round)\(")
+"""A call that makes an integer of a float (Note [rounding expressions] in ``hopc.ir.symbolic_rounding``)."""
 _CANONICAL_SIMPLE = re.compile(
     r"(?:(?:[2-9]|[1-9][0-9]+)\*)?(?P<name>[A-Za-z_][A-Za-z0-9_]*) [+-] [1-9][0-9]*\Z"
     r"|(?:[2-9]|[1-9][0-9]+)\*(?P<scaled>[A-Za-z_][A-Za-z0-9_]*)\Z"
@@ -156,8 +158,20 @@ def is_float_symbol_name(name: str) -> bool:
 
 
 def mentions_float(dim: Dim) -> bool:
-    """Whether an expression text has a float in it: a float literal, symbol or function, ``/``."""
-    return isinstance(dim, str) and _FLOAT_MARKERS.search(dim) is not None
+    """Whether an expression text has a float in it: a float literal, symbol or function, ``/``,
+    outside a rounding call (Note [rounding expressions] in ``hopc.ir.symbolic_rounding``)."""
+    if not isinstance(dim, str) or _FLOAT_MARKERS.search(dim) is None:
+        return False
+    return _ROUNDING_CALL.search(dim) is None or _is_float_valued(dim)
+
+
+@cache
+def _is_float_valued(text: str) -> bool:
+    """Whether an expression text's value is a float, by sympy: a rounding makes an int of one."""
+    from hopc.ir.symbolic import parse_expr
+    from hopc.ir.symbolic_float import is_float_valued
+
+    return is_float_valued(parse_expr(text))
 
 
 @cache

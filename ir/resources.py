@@ -59,7 +59,7 @@ it is released at once where the store is free, else by the store's next
 the tensors the executors converted from them, by reference counting alone:
 the code an executor prepared owns them, in no reference cycle, and the
 process's cache of conversions holds them weakly (Note [converted
-constants] in ``hopc.backend.interpreter_hop``). The artifact's IR modules
+constants] in ``hopc.backend.interpreters.hop``). The artifact's IR modules
 themselves are reference cycles (xDSL's parent and neighbour links), freed
 when Python's cycle collector runs; they hold handles, not bytes.
 """

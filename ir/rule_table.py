@@ -21,7 +21,10 @@ Invariants:
   list to edit when a kind is added), and nothing before it, so importing a
   stage does not import the rules of kinds a program does not use elsewhere;
 - an op class without a rule of its own takes the rule of its nearest
-  registered base class (every ``aten.*`` op class derives from ``AtenOp``).
+  registered base class (every ``aten.*`` op class derives from ``AtenOp``),
+  else that of a trait it has whose class is registered (a rule that follows
+  from a fact the op states, as Note [functional bodies] in
+  ``hopc.dialects.hop_interface``).
 
 This module is torch-free and names no dialect: it is the bottom layer.
 """
@@ -43,6 +46,7 @@ class RuleTable(Generic[Rule]):
         self.stage = stage
         self.packages = tuple(packages)
         self._rules: dict[Hashable, Rule] = {}
+        self._found: dict[Hashable, Rule | None] = {}  # lookups answered, base classes resolved
         self._loaded = False
 
     def register(self, *keys: Hashable) -> Callable[[Rule], Rule]:
@@ -53,22 +57,30 @@ class RuleTable(Generic[Rule]):
                 if key in self._rules and self._rules[key] is not rule:
                     raise ValueError(f"{self.stage}: a second rule for {_name(key)}")
                 self._rules[key] = rule
+            self._found.clear()
             return rule
 
         return register
 
     def get(self, key: Hashable) -> Rule | None:
-        """The rule for ``key`` (for a class, that of its nearest registered base), or None."""
+        """The rule for ``key`` (for a class, that of its nearest registered base, else of a
+        registered trait it has), or None."""
+        if key in self._found:
+            return self._found[key]
         self._load()
         found = self._rules.get(key)
         if found is None and isinstance(key, type):
             found = next((self._rules[base] for base in key.__mro__ if base in self._rules), None)
+        if found is None:
+            found = next((self._rules[type(trait)] for trait in getattr(key, "traits", ())
+                          if type(trait) in self._rules), None)
+        self._found[key] = found
         return found
 
     def __contains__(self, key: Hashable) -> bool:
         return self.get(key) is not None
 
-    def keys(self) -> Iterator[Hashable]:
+    def __iter__(self) -> Iterator[Hashable]:
         """Every key with a rule of its own (after the packages are imported)."""
         self._load()
         return iter(tuple(self._rules))

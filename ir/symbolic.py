@@ -13,11 +13,14 @@ Shape expressions are written in a small Python-like language:
            | CALL '(' expr (',' expr)* ')'
     CALL  := 'Max' | 'Min' | 'Eq' | 'Ne' | 'Lt' | 'Le' | 'Gt' | 'Ge'
            | 'And' | 'Or' | 'Not' | 'float' | 'sqrt' | 'pow' | 'ITE'
+           | 'floor' | 'ceil' | 'trunc' | 'round'
 
 Precedence and associativity are Python's, and so are the meanings of `//`
 and `%` (floor division, remainder with the sign of the divisor). A NAME is
 a shape symbol, always `symbol(name)`. `/`, FLOAT, `float`, `sqrt` and
-`pow` make float values (Note [float expressions] in `symbolic_float.py`).
+`pow` make float values (Note [float expressions] in `symbolic_float.py`);
+`floor`, `ceil`, `trunc` and `round` make them integers again (Note
+[rounding expressions] in `symbolic_rounding.py`).
 `ITE(c, a, b)` is `a if c else b` (`torch.sym_ite`), a sympy `Piecewise`
 of exactly two pieces, the second under `True` (`if_then_else`). Comparisons are calls (`Ge(u0, 2)`),
 never operators, so the text holds no `<` or `>` and can sit inside MLIR
@@ -53,6 +56,7 @@ from sympy.logic.boolalg import BooleanAtom
 
 from hopc.ir.dims import is_float_symbol_name
 from hopc.ir.symbolic_float import FLOAT_LITERAL, FloatPow, Sqrt, ToFloat, TrueDiv
+from hopc.ir.symbolic_rounding import ROUNDING_CALLS
 
 
 class FloorDiv(sympy.Function):
@@ -147,6 +151,7 @@ _CALLS: dict[str, tuple[Callable[..., sympy.Basic], int, int | None]] = {
     "sqrt": (Sqrt, 1, 1),
     "pow": (FloatPow, 2, 2),
     "ITE": (if_then_else, 3, 3),
+    **{name: (function, 1, 1) for name, function in ROUNDING_CALLS.items()},
 }
 
 _LITERALS = {"True": sympy.true, "False": sympy.false}

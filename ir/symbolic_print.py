@@ -20,6 +20,7 @@ from sympy.printing.str import StrPrinter
 from hopc.ir.dims import RESERVED_NAMES
 from hopc.ir.symbolic import FloorDiv
 from hopc.ir.symbolic_float import FloatPow, Sqrt, ToFloat, TrueDiv, print_float
+from hopc.ir.symbolic_rounding import ROUNDING_NAMES
 
 # How tightly printed text binds, loosest first: a sum, a product-level
 # operation (`*`, `//`, `%`, `/`, and powers, printed as products), anything
@@ -35,7 +36,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
 _PRINTABLE = (sympy.Integer, sympy.Float, sympy.Symbol, sympy.Add, sympy.Mul,
               sympy.Pow, FloorDiv, sympy.Mod, sympy.Max, sympy.Min, Relational,
               sympy.And, sympy.Or, sympy.Not, BooleanAtom, ToFloat, TrueDiv, Sqrt,
-              FloatPow, sympy.Piecewise)
+              FloatPow, sympy.Piecewise, *ROUNDING_NAMES)
 
 
 def _precedence(expr: sympy.Basic) -> int:
@@ -133,6 +134,10 @@ class _ExprPrinter(StrPrinter):
 
     def _print_FloatPow(self, expr) -> str:
         return self._call("pow", expr.args)
+
+    def _print_Function(self, expr) -> str:
+        """The rounding calls (Note [rounding expressions]), the only other functions `_print` lets by."""
+        return self._call(ROUNDING_NAMES[type(expr)], expr.args)
 
     def _print_Piecewise(self, expr) -> str:
         if len(expr.args) != 2 or expr.args[1].cond != sympy.true:

@@ -19,6 +19,7 @@ from xdsl.pattern_rewriter import (
 
 from hopc.dialects.hop import SubgraphOp, WhileOp, YieldOp
 from hopc.dialects.hop_interface import RegionEntry, hop_interface
+from hopc.ir.substitution import parameters
 from hopc.passes.dce_liveness import (
     argument_is_read,
     hop_region_dce,
@@ -84,15 +85,50 @@ def _droppable_results(op: Operation, entries: tuple[RegionEntry, ...]) -> range
     return range(max(e.carried for e in entries), len(op.results))
 
 
+# Note [kept results need their binders]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A symbol that a HOP's results introduce (a size its body defines) is bound by
+# a result that has it as a whole dimension, or as its ``!hop.symint``; a result
+# that has it only inside an expression binds nothing (Note [call result
+# symbols] in ``hopc.dialects.hop_call_results``). So an unused result stays
+# while it is the binder of a symbol that a kept result names:
+#
+#     %r:2 = hop.wrap(%x) : ... -> (!hop.tensor<[4*u2], f32>, !hop.tensor<[u2], f32>)
+#     %s = aten.sum(%r#0)         // %r#1 unused, yet without it nothing binds u2
+#
+# Among several such binders the first stays, and what it names is needed in turn.
+
+
+def _binders_to_keep(op: Operation, dropped: Collection[int],
+                     unbacked: Collection[str]) -> set[int]:
+    """Those of the ``dropped`` results of ``op`` that must stay: Note [kept results need
+    their binders]."""
+    kept_types = [r.type for i, r in enumerate(op.results) if i not in dropped]
+    restored: set[int] = set()
+    while True:
+        unbound = introduced_symbols(op, kept_types, unbacked) - set(parameters(kept_types))
+        binder = next((i for i in sorted(dropped) if i not in restored
+                       and not unbound.isdisjoint(parameters([op.results[i].type]))), None)
+        if binder is None:
+            return restored
+        restored.add(binder)
+        kept_types.append(op.results[binder].type)
+
+
 class RemoveUnusedResults(RewritePattern):
-    """``r0, r1 = hop(...) {yield a, b}`` with ``r1`` unused -> ``r0 = hop(...) {yield a}``."""
+    """``r0, r1 = hop(...) {yield a, b}`` with ``r1`` unused -> ``r0 = hop(...) {yield a}``;
+    not for a result that binds a symbol a kept result names (Note [kept results need their
+    binders])."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         entries = _owned_entries(op)
         unused = [i for i in _droppable_results(op, entries) if not op.results[i].uses]
-        unbacked = unbacked_symbols(op) if unused else frozenset()
+        if not unused:
+            return
+        unbacked = unbacked_symbols(op)
         dropped = {i for i in unused if not read_elsewhere(
             op, introduced_symbols(op, [op.results[i].type], unbacked))}
+        dropped -= _binders_to_keep(op, dropped, unbacked)
         if not dropped:
             return
         for region in op.regions:
@@ -150,7 +186,8 @@ class DeadCodeEliminationPass(ModulePass):
     (in-place ATen ops, random ops, ``hop.assert``) or binds an unbacked symbol
     that a live op reads (Note [unbacked symbols are read by name]); every
     result of a cond/wrap/checkpoint, every per-step output of a scan/map and
-    every carried value of a while is read; no block argument of a
+    every carried value of a while is read, or binds a symbol that a kept result
+    names (Note [kept results need their binders]); no block argument of a
     cond/wrap/checkpoint, and no ``additional`` argument of a while/scan/map, is
     unread. ``hop.subgraph`` bodies keep their signature (their calls share it),
     and every ``hop.subgraph`` left is called from outside the unused ones.

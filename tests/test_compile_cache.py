@@ -9,13 +9,13 @@ import importlib.util
 import os
 import pathlib
 import re
-import subprocess
 import sys
 import warnings
 
 import pytest
 import torch
 import torch.nn.functional as F
+from cache_programs import COND, TRAINING, eager_cond
 
 import hopc
 from hopc import compile_cache, driver
@@ -23,25 +23,6 @@ from hopc.backend.runtime.executors import LoweringOptions
 from hopc.compile_cache import COUNTS, CacheSlot, CompileCacheWarning, cache_key
 from hopc.driver import CompileOptions
 from hopc.ir.diagnostics import HOPC_PACKAGES, HopcError
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-COND = (ROOT / "examples" / "cond.mlir").read_text()
-TRAINING = COND.replace("%x: !hop.tensor<[s0, 4], f32>)", "%x: !hop.tensor<[s0, 4], f32> {hop.requires_grad})")
-"""``cond(x.sum() > 0, sin, cos)(x) * 2``, differentiated in ``x``."""
-
-STORE_REPEATEDLY = """
-import sys, hopc
-from hopc import compile_cache
-from hopc.driver import CompileOptions
-module = hopc.parse(sys.argv[1])
-slot = compile_cache.cache_slot(module, CompileOptions(), "cpu")
-print(slot.key, flush=True)
-sys.stdin.readline()
-for _ in range(int(sys.argv[2])):
-    slot.store(module)
-"""
-"""A process that stores the hop-level module ``argv[1]`` as its entry ``argv[2]`` times, once
-it has printed its key and read a line."""
 
 
 @pytest.fixture
@@ -72,13 +53,6 @@ def _train(text: str, x: torch.Tensor, **options: object) -> tuple[torch.Tensor,
     return y.detach(), x.grad
 
 
-def _eager(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    x = x.clone().requires_grad_()
-    y = torch.cond(x.sum() > 0, lambda x: x.sin(), lambda x: x.cos(), (x,)) * 2
-    y.sum().backward()
-    return y.detach(), x.grad
-
-
 # ---------------------------------------------------------------- hits
 
 
@@ -97,7 +71,7 @@ def test_a_hit_trains_as_the_miss_without_running_the_host_stages(cache, monkeyp
     monkeypatch.setattr(driver, "to_differentiated", not_run)
     hit = _train(TRAINING, x)
     assert _counts() == (hits + 1, misses + 1)
-    for from_hit, from_miss, from_eager in zip(hit, miss, _eager(x), strict=True):
+    for from_hit, from_miss, from_eager in zip(hit, miss, eager_cond(x), strict=True):
         assert torch.equal(from_hit, from_miss)
         torch.testing.assert_close(from_hit, from_eager)
 
@@ -222,7 +196,7 @@ def test_an_entry_that_does_not_read_back_is_a_located_warning_and_a_miss(cache,
         result = _train(TRAINING, x)
     assert caught[0].filename == __file__
     assert _counts() == (hits, misses + 1)
-    for got, expected in zip(result, _eager(x), strict=True):
+    for got, expected in zip(result, eager_cond(x), strict=True):
         torch.testing.assert_close(got, expected)
 
 
@@ -275,7 +249,7 @@ def test_a_corrupt_entry_is_a_located_warning_and_a_miss(cache, corruption):
         result = _train(TRAINING, x)
     assert caught[0].filename == __file__
     assert _counts() == (hits, misses + 1)
-    for got, expected in zip(result, _eager(x), strict=True):
+    for got, expected in zip(result, eager_cond(x), strict=True):
         torch.testing.assert_close(got, expected)
     with warnings.catch_warnings():
         warnings.simplefilter("error", CompileCacheWarning)
@@ -332,7 +306,7 @@ def test_a_directory_of_another_user_is_refused_with_a_located_warning(cache, mo
         result = _train(TRAINING, torch.ones(3, 4))
     assert caught[0].filename == __file__
     assert _counts() == counts and not list(cache.iterdir())
-    torch.testing.assert_close(result[0], _eager(torch.ones(3, 4))[0])
+    torch.testing.assert_close(result[0], eager_cond(torch.ones(3, 4))[0])
 
 
 def test_a_symlinked_directory_is_refused(cache, tmp_path, monkeypatch):
@@ -342,30 +316,6 @@ def test_a_symlinked_directory_is_refused(cache, tmp_path, monkeypatch):
     with pytest.warns(CompileCacheWarning, match="it is a symbolic link"):
         _train(TRAINING, torch.randn(3, 4))
     assert not list(target.iterdir())
-
-
-def test_two_processes_storing_at_once_leave_one_whole_entry(cache):
-    """Two processes store one entry over and over, at once, while this one reads it: every
-    read finds no entry or a whole one, and both processes found the key this one finds."""
-    module = hopc.parse(COND)
-    slot = compile_cache.cache_slot(module, CompileOptions(), "cpu")
-    command = [sys.executable, "-c", STORE_REPEATEDLY, COND, "20"]
-    writers = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-               for _ in range(2)]
-    keys = [writer.stdout.readline().strip() for writer in writers]
-    for writer in writers:
-        writer.stdin.write("go\n")
-        writer.stdin.flush()
-    loaded = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", CompileCacheWarning)
-        while any(writer.poll() is None for writer in writers):
-            loaded.append(slot.load())
-        loaded.append(slot.load())
-    assert [writer.wait() for writer in writers] == [0, 0] and keys == [slot.key, slot.key]
-    assert loaded[-1] is not None and [path.name for path in cache.iterdir()] == [slot.path.name]
-    texts = {compile_cache.module_text(found) for found in loaded if found is not None}
-    assert texts == {compile_cache.module_text(module)}
 
 
 def test_an_entry_is_written_whole_or_not_at_all(cache):

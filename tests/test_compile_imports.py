@@ -6,8 +6,11 @@ A first call pays for every module it imports (bench/compile_time.py, issue
 ``TrainingCall`` where a graph is differentiated (``hopc.driver.to_differentiated``,
 ``to_executable``); ``hopc.frontend.freezing`` for ``freeze=True``;
 ``hopc.compile_report`` for ``report_dir``; Triton's code generation for the
-executors that launch Triton kernels; the reference interpreter's ATen
-implementations for the ``interpreter`` executor; ``functionalize`` where the
+executors that launch Triton kernels; the CUDA graph machinery for the
+``cuda`` executor (host code's rule for ``kernel.graph`` imports it); the
+reference interpreter's ATen implementations for the ``interpreter`` executor
+(the host lowerings' rule table scans no package of the interpreter's);
+``functionalize`` where the
 module mutates or aliases (Note [skipped passes] in ``hopc.passes.pipeline``).
 A linear layer under ``torch.no_grad()`` on the CPU needs none of them. Each
 case runs in a fresh interpreter.
@@ -42,7 +45,8 @@ NOT_FOR_A_NO_GRAD_CALL = (
     "hopc.compile_report",
     "hopc.backend.triton.emit",
     "hopc.backend.host.ops_triton",
-    "hopc.backend.interpreter_aten",
+    "hopc.backend.interpreters.aten",
+    "hopc.backend.cuda",
     "hopc.passes.functionalize",
 )
 """Modules (and packages) that a first call of a linear layer under ``torch.no_grad()`` does not use."""

@@ -12,16 +12,15 @@ from __future__ import annotations
 import pytest
 from xdsl.traits import HasParent
 
-from hopc.backend.host import codegen, ops_kernel, ops_regions  # noqa: F401  (fill LOWERINGS)
-from hopc.backend.host.ops_hop import _INFIX
-from hopc.backend.interpreter_registry import implementation_of
-from hopc.backend.runtime import plan, plan_hop  # noqa: F401  (plan_hop fills PLANNERS)
+from hopc.backend.host.codegen import HOST_LOWERINGS
+from hopc.backend.host.lowerings.hop import _INFIX
+from hopc.backend.interpreter import INTERPRETER_RULES
+from hopc.backend.runtime.plan import PLANNER_RULES
 from hopc.dialects import hop
 from hopc.dialects.hop_interface import HopRegionInterface
-from hopc.frontend.constant_hoisting import _TRAILING_ARGUMENT
-from hopc.fx_import.hop_regions import RegionImports
+from hopc.fx_import.capture_rules import HOP_IMPORTS, TRAILING_ARGUMENTS
 from hopc.passes.autograd.rules import BACKWARD_RULES
-from hopc.passes.functionalize.hops import HOP_FUNCTIONALIZERS
+from hopc.passes.functionalize.functionalize import FUNCTIONALIZE_RULES
 
 HOPS = hop.HOPS
 
@@ -37,6 +36,13 @@ LOWERED_BEFORE_HOST_CODE = {hop.FlexAttentionOp}
 """HOPs that ``convert-hop-to-kernel`` rewrites into others, so host code never meets them
 (``hop.flex_attention``: a wrap of ATen ops, ``hopc.passes.convert_hop_to_kernel.flex_attention``;
 ``lit_tests/dialects/hop/flex_attention.mlir`` checks that none is left)."""
+
+
+TORCH_NAMES = {hop.CondOp: "cond", hop.WhileOp: "while_loop", hop.ScanOp: "scan", hop.MapOp: "map_impl",
+               hop.AssociativeScanOp: "associative_scan", hop.InvokeSubgraphOp: "invoke_subgraph",
+               hop.WrapOp: "hopc_wrap", hop.CheckpointOp: "hopc_checkpoint",
+               hop.AutogradFunctionOp: "hopc_autograd_function", hop.FlexAttentionOp: "flex_attention"}
+"""The ``HigherOrderOperator.name()`` by which the frontend meets each HOP."""
 
 
 def _calls_and_bodies(exempt: set = SYMBOLS_OF_CALLS) -> list:
@@ -65,19 +71,12 @@ def test_yield_may_end_the_region_of_every_hop_with_regions():
 
 @pytest.mark.parametrize("op_class", _calls_and_bodies())
 def test_functionalize_rewrites_it(op_class):
-    assert op_class in HOP_FUNCTIONALIZERS
+    assert op_class in FUNCTIONALIZE_RULES
 
 
 @pytest.mark.parametrize("op_class", _calls_and_bodies())
 def test_the_frontend_imports_it(op_class):
-    kind = op_class.name.removeprefix("hop.")
-    assert kind in RegionImports.HOP_METHODS.values()
-    assert callable(getattr(RegionImports, f"_import_{kind}", None))
-
-
-def _torch_name(op_class) -> str:
-    kind = op_class.name.removeprefix("hop.")
-    return next(name for name, method in RegionImports.HOP_METHODS.items() if method == kind)
+    assert TORCH_NAMES[op_class] in HOP_IMPORTS
 
 
 @pytest.mark.parametrize("op_class", [
@@ -86,22 +85,22 @@ def _torch_name(op_class) -> str:
                             "importer's assert (its backward takes cotangents, then saved values)")),
     *_calls_and_bodies(SYMBOLS_OF_CALLS | {hop.AutogradFunctionOp})])
 def test_constant_hoisting_knows_where_its_operands_go(op_class):
-    assert _torch_name(op_class) in _TRAILING_ARGUMENT
+    assert TORCH_NAMES[op_class] in TRAILING_ARGUMENTS
 
 
 @pytest.mark.parametrize("op_class", _calls_and_bodies())
 def test_the_interpreter_runs_it(op_class):
-    assert implementation_of(op_class) is not None
+    assert op_class in INTERPRETER_RULES
 
 
 @pytest.mark.parametrize("op_class", _calls_and_bodies(SYMBOLS_OF_CALLS | LOWERED_BEFORE_HOST_CODE))
 def test_host_code_lowers_it(op_class):
-    assert op_class in codegen.LOWERINGS
+    assert op_class in HOST_LOWERINGS
 
 
 @pytest.mark.parametrize("op_class", _calls_and_bodies())
 def test_the_planned_executor_plans_it_or_runs_its_reference(op_class):
-    assert (op_class in plan.PLANNERS) != (op_class in RUN_BY_REFERENCE)
+    assert (op_class in PLANNER_RULES) != (op_class in RUN_BY_REFERENCE)
 
 
 @pytest.mark.parametrize("op_class", _calls_and_bodies())
@@ -115,16 +114,16 @@ def test_autograd_has_its_backward_rule(op_class):
 @pytest.mark.parametrize("op_class", [pytest.param(op, id=op.name) for op in hop.SYM_OPERATOR_OPS])
 def test_each_binary_sym_op_runs_everywhere(op_class):
     assert {"OPERATOR", "APPLY"} <= set(vars(op_class))
-    assert implementation_of(op_class) is not None
-    assert op_class in codegen.LOWERINGS
-    assert op_class in plan.PLANNERS
+    assert op_class in INTERPRETER_RULES
+    assert op_class in HOST_LOWERINGS
+    assert op_class in PLANNER_RULES
 
 
 def test_every_binary_sym_op_is_one():
     """``SYM_OPERATOR_OPS`` is derived from the dialect: each ``SymBinaryOp`` registered."""
     assert {op.name for op in hop.SYM_OPERATOR_OPS} == {
         f"hop.sym_{name}" for name in ("add", "sub", "mul", "floordiv", "mod", "max", "min", "eq",
-                                       "ne", "lt", "le", "gt", "ge", "truediv", "pow")}
+                                       "ne", "lt", "le", "gt", "ge", "truediv", "pow", "and", "or")}
 
 
 @pytest.mark.parametrize("op_class", [pytest.param(op, id=op.name) for op in hop.SYM_OPERATOR_OPS])

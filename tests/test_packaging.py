@@ -33,7 +33,7 @@ from packaging.requirements import Requirement
 
 CHECKOUT = pathlib.Path(__file__).resolve().parents[1]
 SMOKE = CHECKOUT / "tests" / "packaging_smoke.py"
-NOT_SOURCES = shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__", "Output", ".hypothesis",
+NOT_SOURCES = shutil.ignore_patterns(".git", ".venv*", "build", "*.egg-info", "__pycache__", "Output", ".hypothesis",
                                      ".ruff_cache", "lit_tests", "tests", "bench")
 
 

@@ -33,10 +33,6 @@ NOT_FIXPOINTS = {
     "autograd": "refuses a module it differentiated already (a located error)",
     "functionalize": "the state results it adds may yield a block argument unchanged (a branch "
                      "that does not change it); a second run clones them, as any result it sees",
-    "freeze": "a second run folds its own folded constants again, under new names "
-              "(@folded -> @folded_0)",
-    "plan-memory": "a second run finds every launch planned already and records "
-                   "kernel.peak_bytes = 0",
 }
 """Passes whose second run changes what the first made, and why."""
 

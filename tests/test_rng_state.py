@@ -84,16 +84,76 @@ def test_a_recomputed_region_drops_what_the_forward_dropped(executor):
     assert torch.equal(recomputed, forward)
 
 
+GET_STATE = """
+func.func @get() -> !hop.rng_state {
+  %s = hop.get_rng_state : !hop.rng_state
+  func.return %s : !hop.rng_state
+}
+"""
+
+SET_STATE = """
+func.func @set(%s: !hop.rng_state) {
+  hop.set_rng_state %s
+  func.return
+}
+"""
+
+CPU_STATE_BYTES = 5056
+"""The Mersenne Twister state of ``torch.get_rng_state()``."""
+
+
+@pytest.fixture
+def two_fake_cuda_devices(monkeypatch) -> list[torch.Tensor]:
+    """CUDA initialized with two devices whose generator states are fakes; the states that
+    ``torch.cuda.set_rng_state_all`` is given are appended to the returned list."""
+    device_states = [torch.arange(16, dtype=torch.uint8), torch.arange(16, 32, dtype=torch.uint8)]
+    restored: list[torch.Tensor] = []
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: len(device_states))
+    monkeypatch.setattr(torch.cuda, "get_rng_state_all", lambda: [s.clone() for s in device_states])
+    monkeypatch.setattr(torch.cuda, "set_rng_state_all", restored.extend)
+    return restored
+
+
 @pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
-def test_a_state_is_the_cpu_generators(executor):
-    module = parse_module("func.func @f() -> !hop.rng_state {\n"
-                          "  %s = hop.get_rng_state : !hop.rng_state\n"
-                          "  func.return %s : !hop.rng_state\n}")
-    state, = _run(executor, module, [])
-    assert state.dtype == torch.uint8 and state.shape == (5056,)
+def test_a_state_without_cuda_is_the_cpu_generators(executor, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: False)
+    state, = _run(executor, parse_module(GET_STATE), [])
+    assert state.dtype == torch.uint8 and state.shape == (CPU_STATE_BYTES,)
     assert torch.equal(state, torch.get_rng_state())
     torch.rand(1)
     assert not torch.equal(state, torch.get_rng_state())  # a copy, not the live state
+
+
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
+def test_a_state_with_cuda_is_the_cpu_generators_then_each_devices(executor, two_fake_cuda_devices):
+    state, = _run(executor, parse_module(GET_STATE), [])
+    devices = torch.cuda.get_rng_state_all()
+    assert torch.equal(state, torch.cat([torch.get_rng_state(), *devices]))
+    torch.rand(1)
+    _run(executor, parse_module(SET_STATE), [state])
+    assert torch.equal(torch.get_rng_state(), state[:CPU_STATE_BYTES])
+    assert len(two_fake_cuda_devices) == 2 and all(map(torch.equal, two_fake_cuda_devices, devices))
+
+
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
+def test_a_cpu_state_set_with_cuda_leaves_the_devices(executor, two_fake_cuda_devices):
+    state = torch.get_rng_state()
+    torch.rand(1)
+    _run(executor, parse_module(SET_STATE), [state])
+    assert torch.equal(torch.get_rng_state(), state) and two_fake_cuda_devices == []
+
+
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
+def test_a_state_set_is_the_state_read_here(executor):
+    """With or without CUDA in this process: what the generators are after a set is what was read."""
+    state, = _run(executor, parse_module(GET_STATE), [])
+    torch.rand(1)
+    if torch.cuda.is_initialized():
+        torch.rand(1, device="cuda")
+    _run(executor, parse_module(SET_STATE), [state])
+    state_again, = _run(executor, parse_module(GET_STATE), [])
+    assert torch.equal(state_again, state)
 
 
 @pytest.mark.parametrize("passes", [["cse"], ["dce"], ["canonicalize", "cse", "dce"]])

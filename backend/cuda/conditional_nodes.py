@@ -25,6 +25,7 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Callable
 from typing import Protocol
+from weakref import WeakKeyDictionary
 
 import torch
 
@@ -72,25 +73,28 @@ class BindingsConditionalNodes:
 
     def __init__(self) -> None:
         self._set_condition: object | None = None
-        self._keep: list[object] = []
-        """Launch argument arrays and predicates, alive as long as the graphs that read them."""
+        self._kernel_source: ctypes.Array[ctypes.c_char] | None = None
+        """The PTX image ``hopc_set_condition`` was loaded from, kept as long as the kernel."""
+        self._kept: WeakKeyDictionary[object, list[object]] = WeakKeyDictionary()
+        """Per graph, the launch argument arrays and predicates its nodes read at replay: released
+        with the graph (when its recording goes), not kept for the process's life."""
 
     def if_node(self, graph: object, pool: object, predicate: torch.Tensor, body: Callable[[], None]) -> None:
-        with _CapturedBody(self, "if", predicate, pool):
+        with _CapturedBody(self, graph, "if", predicate, pool):
             body()
 
     def while_node(self, graph: object, pool: object, predicate: torch.Tensor, step: Step) -> None:
-        with _CapturedBody(self, "while", predicate, pool) as node:
-            self.set_condition(node.handle, step())
+        with _CapturedBody(self, graph, "while", predicate, pool) as node:
+            self.set_condition(graph, node.handle, step())
 
-    def set_condition(self, handle: object, predicate: torch.Tensor) -> None:
-        """Captures ``handle = predicate`` on torch's current stream."""
+    def set_condition(self, graph: object, handle: object, predicate: torch.Tensor) -> None:
+        """Captures ``handle = predicate`` on torch's current stream, into ``graph``."""
         import numpy as np
         from cuda.bindings import driver
 
         pointer = np.array([predicate.data_ptr()], dtype=np.uint64)
         arguments = np.array([handle.getPtr(), pointer.ctypes.data], dtype=np.uint64)
-        self._keep += [pointer, arguments, predicate]
+        self._kept.setdefault(graph, []).extend([pointer, arguments, predicate])
         _checked(driver.cuLaunchKernel(self._kernel(), 1, 1, 1, 1, 1, 1, 0,
                                        torch.cuda.current_stream().cuda_stream, arguments.ctypes.data, 0))
 
@@ -98,28 +102,28 @@ class BindingsConditionalNodes:
         if self._set_condition is None:
             from cuda.bindings import driver
 
-            source = ctypes.create_string_buffer(SET_CONDITION_PTX.encode())
-            self._keep.append(source)
-            module = _checked(driver.cuModuleLoadData(ctypes.addressof(source)))
+            self._kernel_source = ctypes.create_string_buffer(SET_CONDITION_PTX.encode())
+            module = _checked(driver.cuModuleLoadData(ctypes.addressof(self._kernel_source)))
             self._set_condition = _checked(driver.cuModuleGetFunction(module, b"hopc_set_condition"))
         return self._set_condition
 
 
 class _CapturedBody:
-    """``with _CapturedBody(nodes, kind, predicate, pool):`` captures its block as the body of a
-    new IF or WHILE node of the graph torch is capturing on the current stream."""
+    """``with _CapturedBody(nodes, graph, kind, predicate, pool):`` captures its block as the body
+    of a new IF or WHILE node of ``graph``, which torch is capturing on the current stream."""
 
-    def __init__(self, nodes: BindingsConditionalNodes, kind: str, predicate: torch.Tensor, pool: object):
-        self.nodes, self.kind, self.predicate, self.pool = nodes, kind, predicate, pool
+    def __init__(self, nodes: BindingsConditionalNodes, graph: object, kind: str, predicate: torch.Tensor,
+                 pool: object):
+        self.nodes, self.graph, self.kind, self.predicate, self.pool = nodes, graph, kind, predicate, pool
 
     def __enter__(self) -> _CapturedBody:
         from cuda.bindings import driver, runtime
 
         parent = torch.cuda.current_stream()
         info = _checked(runtime.cudaStreamGetCaptureInfo(parent.cuda_stream))
-        graph = info[2]
-        self.handle = _checked(runtime.cudaGraphConditionalHandleCreate(graph, 0, 0))
-        self.nodes.set_condition(self.handle, self.predicate)
+        capturing = info[2]
+        self.handle = _checked(runtime.cudaGraphConditionalHandleCreate(capturing, 0, 0))
+        self.nodes.set_condition(self.graph, self.handle, self.predicate)
         dependencies = _checked(runtime.cudaStreamGetCaptureInfo(parent.cuda_stream))[3]
         parameters = driver.CUgraphNodeParams()
         parameters.type = driver.CUgraphNodeType.CU_GRAPH_NODE_TYPE_CONDITIONAL
@@ -131,10 +135,10 @@ class _CapturedBody:
         parameters.conditional.ctx = _checked(driver.cuCtxGetCurrent())
         replace = runtime.cudaStreamUpdateCaptureDependenciesFlags.cudaStreamSetCaptureDependencies
         if _bindings_major() >= 13:  # CUDA 13's bindings take edge data after the dependencies
-            node = _checked(driver.cuGraphAddNode(graph, dependencies, None, len(dependencies), parameters))
+            node = _checked(driver.cuGraphAddNode(capturing, dependencies, None, len(dependencies), parameters))
             _checked(runtime.cudaStreamUpdateCaptureDependencies(parent.cuda_stream, [node], None, 1, replace))
         else:
-            node = _checked(driver.cuGraphAddNode(graph, dependencies, len(dependencies), parameters))
+            node = _checked(driver.cuGraphAddNode(capturing, dependencies, len(dependencies), parameters))
             _checked(runtime.cudaStreamUpdateCaptureDependencies(parent.cuda_stream, [node], 1, replace))
         body = parameters.conditional.phGraph_out[0]
         self.parent, self.stream = parent, _stream_not_capturing()

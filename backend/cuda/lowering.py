@@ -18,8 +18,8 @@ and a ``hop.cond`` marked ``kernel.conditional_node = "if"`` in the body is
 a ``hop.while`` marked ``"while"`` is ``c_2.run_while(index, cond, body,
 [carried], [additional])`` with nested defs of its two regions. The segment
 runs them on the host outside a capture and as conditional nodes inside
-one (Note [graph recordings] in ``hopc.backend.cuda.graphs``). Importing
-this module adds the lowering of ``kernel.graph`` to ``LOWERINGS``.
+one (Note [graph recordings] in ``hopc.backend.cuda.graphs``). Host code's
+rule for ``kernel.graph`` (``hopc.backend.host.lowerings.kernel``) calls ``lower_graph``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Block, Operation
 
 from hopc.backend.cuda import graphs
-from hopc.backend.host.codegen import LOWERINGS, HostBuilder
+from hopc.backend.host.codegen import HostBuilder
 from hopc.backend.host.names import FUNCTION, VALUE
 from hopc.backend.runtime.plan import symbol_binders
 from hopc.dialects.hops.control_flow import CondOp, WhileOp
@@ -112,6 +112,3 @@ def lower_graph(builder: HostBuilder, op: GraphOp) -> None:
         builder.emit(f"return [{', '.join(yielded)}]")
     call = f"{lowering.segment}({body}, [{', '.join(builder.locals(op.inputs))}])"
     builder.unpack([builder.define(r) for r in op.results], call)
-
-
-LOWERINGS[GraphOp] = lower_graph

@@ -46,16 +46,16 @@ the namespace, which ``GeneratedFunction.compile`` (``generated_function``) pass
 function once, and the code reads as closure variables. The outer function
 is no global of the code either, so the entry function and what it reads
 form no reference cycle: dropping it frees its constants at once (Note
-[converted constants] in ``hopc.backend.interpreter_hop``); a function held
+[converted constants] in ``hopc.backend.interpreters.hop``); a function held
 in its own globals would keep them until Python's cycle collector ran. A
 closure variable reads about as fast as a global (a frozen ``Linear``'s
 call measured the same). The pieces:
 
 - values are locals; a region that runs once (a cond branch, a wrap) is
   inlined, its block arguments the operands' locals; a ``hop.while`` keeps
-  its carried values in locals reassigned by the body (``ops_hop``); a scan
-  or map body is a nested ``def`` and a ``hop.subgraph`` a function of its
-  own (``ops_regions``);
+  its carried values in locals reassigned by the body; a scan or map body
+  is a nested ``def`` and a ``hop.subgraph`` a function of its own (each
+  HOP kind's lowering in its module of ``hopc.backend.hops``);
 - a shape symbol becomes a local only where code reads it (an allocation's
   shape, an attribute ``#hop.expr``), materialized there from where it is
   bound: a size of a tensor in scope or a ``!hop.symint`` value, with the
@@ -63,8 +63,8 @@ call measured the same). The pieces:
   enclosing block's binding wins, a region's own bindings end with it);
   expressions are Python arithmetic on those locals (``expressions``);
 - ATen calls are laid out once, their attributes converted once
-  (``ops_aten``); a launch is whatever the executor's launch lowering emits
-  (``ops_kernel``);
+  (``lowerings.aten``); a launch is whatever the executor's launch lowering
+  emits (``lowerings.kernel``);
 - a failure raised by a line of the generated code is re-raised as an
   ``InterpreterError`` located at the op that line came from (the generated
   source maps its lines to ops); the ``try`` costs nothing until it fires.
@@ -87,18 +87,19 @@ from hopc.backend.host.expressions import dim_source
 from hopc.backend.host.names import CONSTANT, FUNCTION, SYMBOL, VALUE, Names
 from hopc.backend.host.scalars import HostScalars
 from hopc.backend.runtime.plan import symbol_binders
-from hopc.dialects.aten import AtenOp
 from hopc.dialects.hop_common import describe
-from hopc.dialects.kernel import LaunchOp
 from hopc.ir.diagnostics import HopcError, op_error
 from hopc.ir.dims import Dim
+from hopc.ir.rule_table import RuleTable
 
 Lowering = Callable[["HostBuilder", Operation], None]
 """Emits the code of one op: defines a local (or an alias) for each of its results."""
 
-LOWERINGS: dict[type[Operation], Lowering] = {}
-"""Op class -> lowering; filled by ``ops_hop``, ``ops_regions`` and ``ops_kernel``
-(``AtenOp`` for every ATen op). ``kernel.launch`` is the executor's own."""
+HOST_LOWERINGS: RuleTable[Lowering] = RuleTable(
+    "host code", packages=("hopc.backend.hops", "hopc.backend.host.lowerings"))
+"""Op class -> lowering (an ``AtenOp`` subclass takes ``AtenOp``'s): each HOP kind's in its
+module of ``hopc.backend.hops``, every other op's in ``hopc.backend.host.lowerings``.
+``kernel.launch``'s hands a launch to the executor's own lowering (``HostBuilder.lower_launch``)."""
 
 Line = tuple[str, Operation | None]
 
@@ -274,12 +275,7 @@ class HostBuilder:
     def lower_op(self, op: Operation) -> None:
         """Emits ``op`` with its lowering; a HopcError located at it where it has none."""
         with self.at(op):
-            if op in self.host_scalars.python_launches:
-                from hopc.backend.host.ops_scalars import lower_scalar_launch as lowering
-            elif isinstance(op, LaunchOp):
-                lowering = self.lower_launch
-            else:
-                lowering = LOWERINGS.get(AtenOp if isinstance(op, AtenOp) else type(op))
+            lowering = HOST_LOWERINGS.get(type(op))
             if lowering is None:
                 raise self.error("has no lowering to host code")
             lowering(self, op)

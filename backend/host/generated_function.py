@@ -60,8 +60,6 @@ def generate_function(function: FuncOp, lower_launch: Lowering, device: str,
                       first_write_allocates: bool = False) -> GeneratedFunction:
     """The source of ``function`` (Note [generated host code]); HopcError for an op without a
     lowering. ``first_write_allocates``: Note [first write allocates]."""
-    from hopc.backend.host import ops_hop, ops_kernel, ops_regions  # noqa: F401  (fill LOWERINGS)
-
     builder = HostBuilder(lower_launch, device, host_scalars(function), first_write_allocates=first_write_allocates)
     filename = f"<hopc generated {next(_generated_count)}>"
     line_ops: dict[int, Operation] = {}

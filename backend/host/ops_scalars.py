@@ -11,8 +11,8 @@ from __future__ import annotations
 import torch
 
 from hopc.backend.host.codegen import HostBuilder
+from hopc.backend.host.lowerings.kernel import kernel_scope, launched_kernel
 from hopc.backend.host.names import literal
-from hopc.backend.host.ops_kernel import kernel_scope, launched_kernel
 from hopc.backend.host.scalars import FLOATING, SCALAR_OPS
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.kernel import LaunchOp

@@ -19,8 +19,8 @@ import os
 import torch
 
 from hopc.backend.host.codegen import HostBuilder
+from hopc.backend.host.lowerings.kernel import launched_kernel, lower_launch_inline
 from hopc.backend.host.names import FUNCTION
-from hopc.backend.host.ops_kernel import launched_kernel, lower_launch_inline
 from hopc.dialects.kernel import LaunchOp
 from hopc.torch_bridge.torch_values import dtype_of
 

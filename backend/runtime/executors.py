@@ -81,6 +81,9 @@ class LoweringOptions:
 
 DEFAULT_LOWERING = LoweringOptions()
 
+CUDA_GRAPH_LOWERING = LoweringOptions(conds_as_selects="always")
+"""The ``cuda`` executor's own options: a small cond as a select keeps its segment whole."""
+
 
 class Executor(Protocol):
     name: str
@@ -153,7 +156,7 @@ class CompiledExecutor:
 
     def _generate(self, module: ModuleOp, name: str, device: str) -> Generated:
         from hopc.backend.host.generated_function import generate_function
-        from hopc.backend.host.ops_kernel import lower_launch_inline
+        from hopc.backend.host.lowerings.kernel import lower_launch_inline
 
         function = _function_named(module, name)
         if device in self.triton_on:
@@ -174,10 +177,15 @@ class CudaGraphExecutor:
     CUDA tensors only: a CPU call is a HopcError at the function."""
 
     name = "cuda"
-    lowering = LoweringOptions(conds_as_selects="always")
+
+    def __init__(self, lowering: LoweringOptions = CUDA_GRAPH_LOWERING):
+        self.lowering = lowering
+
+    def with_lowering(self, lowering: LoweringOptions) -> CudaGraphExecutor:
+        """This executor generating code for ``lowering`` instead of its own options."""
+        return CudaGraphExecutor(lowering)
 
     def prepare(self, module: ModuleOp, function: FuncOp) -> Prepared:
-        from hopc.backend.cuda import lowering  # noqa: F401  (lowers kernel.graph)
         from hopc.backend.host.generated_function import generate_function
         from hopc.backend.host.ops_triton import lower_launch_triton
         from hopc.dialects.kernel import DEVICE_ATTRIBUTE, module_device
@@ -243,7 +251,7 @@ Lowering = Callable[[ModuleOp, str, LoweringOptions], ModuleOp]
 _LOWERED: WeakKeyDictionary[ModuleOp, dict[tuple[str, LoweringOptions], ModuleOp]] = WeakKeyDictionary()
 """Each functional module -> its kernel-level copy per device and lowering options (Note [compiled
 executors]): IR alone, living as long as the module; the tensors converted from its constants
-belong to the code generated from it (Note [converted constants] in ``hopc.backend.interpreter_hop``)."""
+belong to the code generated from it (Note [converted constants] in ``hopc.backend.interpreters.hop``)."""
 
 
 def lowered(module: ModuleOp, device: str, options: LoweringOptions, lower: Lowering | None = None) -> ModuleOp:

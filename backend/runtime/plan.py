@@ -13,8 +13,11 @@ prepared arguments:
   as ``call_aten`` lays them out; constant attributes are read once, an
   attribute that mentions shape symbols (``#hop.expr``) is evaluated at each
   run under the symbols bound then;
-- a region op with a planner (``PLANNERS``: cond, while, wrap, checkpoint,
-  the shape-symbol ops) runs its planned regions;
+- a region op with a planner (cond, while, wrap, checkpoint) runs its planned
+  regions, and a shape-symbol op with one computes on Python ints (the
+  planners: ``PLANNER_RULES``, each HOP kind's in its module of
+  ``hopc.backend.hops``, the ATen ops' and the others' in
+  ``hopc.backend.runtime.planners``);
 - a ``hop.get_constant`` stores its constant's tensor, converted when the
   function is planned and shared by every run; the function hands the caller
   a copy of any result that shares a constant's storage, so what the caller
@@ -43,10 +46,8 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
-from hopc.backend.interpreter import Frame, interpreter_error
-from hopc.backend.interpreter_registry import implementation_of
-from hopc.backend.runtime.plan_aten import plan_aten
-from hopc.dialects.aten import AtenOp
+from hopc.backend.interpreter import INTERPRETER_RULES, Frame, interpreter_error
+from hopc.ir.rule_table import RuleTable
 from hopc.ir.symbolic import UnboundSymbolError
 from hopc.ir.types import SymFloatType, SymIntType, TensorType
 
@@ -107,16 +108,14 @@ class Planner:
         raise interpreter_error(block.parent_op(), "region ends without a terminator")
 
     def plan_op(self, op: Operation) -> Step:
-        if isinstance(op, AtenOp):
-            return plan_aten(op, self.slot)
-        planner = PLANNERS.get(type(op))
+        planner = PLANNER_RULES.get(type(op))
         if planner is not None:
             return planner(self, op)
         return self._reference_step(op)
 
     def _reference_step(self, op: Operation) -> Step:
         """Runs ``op``'s reference implementation on the values it reads from outside."""
-        implementation = implementation_of(type(op))
+        implementation = INTERPRETER_RULES.get(type(op))
         if implementation is None:
             raise interpreter_error(op, "has no semantics in the reference interpreter")
         outside = _values_read_from_outside(op)
@@ -137,8 +136,11 @@ class Planner:
         return step
 
 
-PLANNERS: dict[type[Operation], Callable[[Planner, Operation], Step]] = {}
-"""Op class -> planner; filled by ``hopc.backend.runtime.plan_hop``."""
+PLANNER_RULES: RuleTable[Callable[[Planner, Operation], Step]] = RuleTable(
+    "planner", packages=("hopc.backend.hops", "hopc.backend.runtime.planners"))
+"""Op class -> its planner (an ``AtenOp`` subclass takes ``AtenOp``'s): each HOP kind's in its
+module of ``hopc.backend.hops``, every other op's in ``hopc.backend.runtime.planners``. An
+op without one runs its reference implementation (Note [planned execution])."""
 
 
 @dataclass(frozen=True)
@@ -163,8 +165,6 @@ class FunctionPlan:
 
 def plan_function(function: FuncOp) -> FunctionPlan:
     """``function`` planned for repeated runs (Note [planned execution])."""
-    from hopc.backend.runtime import plan_hop  # noqa: F401  (fills PLANNERS)
-
     planner = Planner()
     body = planner.plan_region(function.body)
     storages = frozenset(tensor.untyped_storage().data_ptr() for tensor in planner.constants)

@@ -15,7 +15,7 @@ block arguments (two ``Slice`` sources).
 
 Eager PyTorch evaluates the combine on whole batches of slices in a log-depth
 tree (``generic_associative_scan``); hopc runs it left to right, one step per
-slice (``run_associative_scan`` in ``hopc.backend.interpreter_hop``), which
+slice (``run_associative_scan`` in ``hopc.backend.hops.associative_scan``), which
 equals the tree for an associative combine up to floating-point rounding, and
 differentiates it as the ``hop.scan`` it is (``hopc.passes.autograd.hops
 .associative_scan``). A scan of no slices is an error, as in eager.
@@ -40,6 +40,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import describe
 from hopc.dialects.hop_interface import (
+    FunctionalBodies,
     HopRegionInterface,
     Operand,
     RegionEntry,
@@ -99,7 +100,8 @@ class AssociativeScanOp(IRDLOperation):
     outputs = var_result_def()
     body = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), AssociativeScanInterface())
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), AssociativeScanInterface(),
+                        FunctionalBodies())
     assembly_format = (
         "`xs` `(` $xs `)` `additional` `(` $additional `)` attr-dict "
         "`:` `(` type($xs) `)` `,` `(` type($additional) `)` `->` type($outputs) $body"

@@ -56,6 +56,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from hopc.dialects.hop_common import describe
 from hopc.dialects.hop_interface import (
+    FunctionalBodies,
     HopRegionInterface,
     NoOperand,
     Operand,
@@ -129,7 +130,8 @@ class FlexAttentionOp(IRDLOperation):
     scale = prop_def(FloatAttr)
     score = region_def("single_block")
     mask = region_def("single_block")
-    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), FlexAttentionInterface())
+    traits = traits_def(RecursiveMemoryEffect(), SingleBlockImplicitTerminator(YieldOp), FlexAttentionInterface(),
+                        FunctionalBodies())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
         "`(` $query `,` $key `,` $value `)` `buffers` `(` $buffers `)` attr-dict `:` "

@@ -1,4 +1,4 @@
-"""FX graphs at the ATen level -> hop-level IR, one HOP kind per import method.
+"""FX graphs at the ATen level -> hop-level IR, each HOP kind by the import rule it registers.
 
 ``GraphImporter`` fills one block from one FX graph: the entry function's from
 the traced program, or a region's from a HOP's subgraph (recursively, so HOPs
@@ -13,11 +13,14 @@ line that produced it:
 - Python arithmetic and comparisons on ``SymInt``s and ``SymFloat``s ->
   ``hop.sym_*`` (``/``, ``math.sqrt``, ``float()`` and a float ``**`` make
   floats: ``hop.sym_truediv``, ``hop.sym_sqrt``, ``hop.sym_float``, ``hop.sym_pow``;
+  ``math.floor``, ``math.ceil``, ``math.trunc`` and ``round`` make integers of them again:
+  ``hop.sym_floor``, ``hop.sym_ceil``, ``hop.sym_trunc``, ``hop.sym_round``;
   unary ``-``, ``abs``, ``not``: ``hop.sym_neg``, ``hop.sym_abs``, ``hop.sym_not``;
   ``torch.sym_sum`` a chain of ``hop.sym_add``);
 - ``record_function`` ranges -> ``profiler`` ops (``profiler_import``);
-- each HOP -> its region op, by ``_import_<kind>`` (``_import_cond``,
-  ``_import_while``, ...), the way torch-mlir's ``fx_importer`` has one
+- each HOP -> its region op, by the rule its kind registers in ``HOP_IMPORTS``
+  (``hopc.fx_import.capture_rules``; one module per kind in
+  ``hopc.fx_import.hops``), the way torch-mlir's ``fx_importer`` has one
   ``_import_hop_*`` per HOP.
 
 A HOP subgraph takes its operands as placeholders, in order, so a region's
@@ -38,6 +41,7 @@ wrong shape.
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from collections.abc import Callable, Sequence
@@ -52,9 +56,10 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.printer import Printer
 
 from hopc.dialects import hop
+from hopc.dialects.hop_rounding import SymCeilOp, SymFloorOp, SymRoundOp, SymTruncOp
 from hopc.fx_import.aten_import import aten_result_types, build_aten_op
+from hopc.fx_import.capture_rules import HOP_IMPORTS
 from hopc.fx_import.errors import first_paragraph, unsupported
-from hopc.fx_import.hop_regions import RegionImports
 from hopc.fx_import.locations import location_attribute
 from hopc.fx_import.profiler_import import profiler_op
 from hopc.fx_import.shape_symbols import ShapeSymbols
@@ -68,7 +73,8 @@ SYMBOLIC_OPERATIONS: dict[object, type[Operation]] = {
     torch.sym_max: hop.SymMaxOp, torch.sym_min: hop.SymMinOp, operator.pow: hop.SymPowOp,
     torch.sym_float: hop.SymFloatOp, torch._sym_sqrt: hop.SymSqrtOp, torch.sym_ite: hop.SymIteOp,
     operator.neg: hop.SymNegOp, operator.abs: hop.SymAbsOp, torch.sym_not: hop.SymNotOp,
-    operator.not_: hop.SymNotOp,
+    operator.not_: hop.SymNotOp, math.floor: SymFloorOp, math.ceil: SymCeilOp,
+    math.trunc: SymTruncOp, round: SymRoundOp,
 }
 """Python's operators on ``SymInt``s and ``SymFloat``s, as the trace records them, and their ops:
 each binary op's ``OPERATOR``, then torch's spellings where the trace records another
@@ -125,6 +131,10 @@ class ModuleImports:
         self._imported_subgraphs[key] = name
         return name
 
+    def subgraph(self, name: str) -> hop.SubgraphOp:
+        """The ``hop.subgraph`` that ``shared_subgraph`` named ``name``."""
+        return next(s for s in self.subgraphs if s.sym_name.data == name)
+
 
 _PLACEHOLDER = "?"
 """Starts the canonical names of parameters: no symbol or SSA name contains it."""
@@ -149,7 +159,7 @@ def _canonical_text(body: Region) -> str:
     return word.sub(lambda match: canonical[match[1]], stream.getvalue())
 
 
-class GraphImporter(RegionImports):
+class GraphImporter:
     """Imports one FX graph into one block (see the module docstring)."""
 
     def __init__(self, imports: ModuleImports, graph_module: torch.fx.GraphModule, block: Block):
@@ -197,12 +207,24 @@ class GraphImporter(RegionImports):
         except (TypeError, ValueError) as error:
             raise unsupported(node, f"a result of {node.name}: {error}") from None
 
+    def region(self, graph: torch.fx.Node, argument_types: Sequence[Attribute],
+               user: torch.fx.Node) -> Region:
+        """A region holding the subgraph ``graph`` names, with these block argument types,
+        imported by an importer of this class."""
+        module = self.modules.get(graph)
+        if module is None:
+            raise unsupported(user, f"{user.target.name()} with a body that is not a traced graph")
+        block = Block(arg_types=argument_types)
+        results = type(self)(self.imports, module, block).import_graph()
+        block.add_op(hop.YieldOp(*results))
+        return Region(block)
+
     def _add(self, op: Operation, node: torch.fx.Node) -> Operation:
         op.location = location_attribute(node)
         self.block.add_op(op)
         return op
 
-    def _define(self, node: torch.fx.Node, op: Operation, several: bool = False) -> None:
+    def define(self, node: torch.fx.Node, op: Operation, several: bool = False) -> None:
         """Adds ``op`` for ``node``; ``node`` stands for its one result or all of them."""
         self._add(op, node)
         if several or len(op.results) != 1:
@@ -221,10 +243,10 @@ class GraphImporter(RegionImports):
             raise unsupported(node, f"an FX '{node.op}' node ({node.target})")
         target = node.target
         if isinstance(target, torch._ops.HigherOrderOperator):
-            method = getattr(self, f"_import_{self.HOP_METHODS.get(target.name(), '')}", None)
-            if method is None:
+            import_hop = HOP_IMPORTS.get(target.name())
+            if import_hop is None:
                 raise unsupported(node, f"the higher-order op {target.name()}")
-            method(node)
+            import_hop(self, node)
         elif isinstance(target, torch._ops.OpOverload):
             self._import_overload(node, target)
         elif target is operator.getitem:
@@ -256,12 +278,12 @@ class GraphImporter(RegionImports):
 
     def _import_overload(self, node: torch.fx.Node, overload: torch._ops.OpOverload) -> None:
         if (op := profiler_op(node, lambda argument: self.value(argument, node))) is not None:
-            self._define(node, op)
+            self.define(node, op)
         elif overload.namespace != "aten":
             self._import_custom(node, overload)
         elif overload is _aten.sym_size.int:
             tensor, dim = node.args
-            self._define(node, hop.SymSizeOp(self.value(tensor, node), dim))
+            self.define(node, hop.SymSizeOp(self.value(tensor, node), dim))
         elif overload in (_aten.item.default, _aten._local_scalar_dense.default):
             self._import_item(node)
         elif overload is _aten._assert_scalar.default:
@@ -283,7 +305,7 @@ class GraphImporter(RegionImports):
         except (TypeError, ValueError) as error:
             raise unsupported(node, f"{overload}: {first_paragraph(error)}") from None
         returns_list = any(isinstance(r.type, torch.ListType) for r in overload._schema.returns)
-        self._define(node, op, several=returns_list)
+        self.define(node, op, several=returns_list)
 
     def _assert_kept_sizes_are_not_one(self, node: torch.fx.Node) -> None:
         """``hop.assert`` that each size ``squeeze`` kept because it is unbacked is not 1
@@ -323,25 +345,30 @@ class GraphImporter(RegionImports):
         result_type = SymFloatType(symbol) if isinstance(value, torch.SymFloat) else SymIntType(symbol)
         read = hop.ItemOp(operands=[self.value(node.args[0], node)], result_types=[result_type])
         if not isinstance(value, torch.SymBool):
-            self._define(node, read)
+            self.define(node, read)
             return
         # PyTorch's boolean read is Eq(u0, 1) over the integer it reads (``hop.item``).
         read.result.name_hint = symbol
         self._add(read, node)
         one = self._add(hop.SymConstantOp(result_types=[SymIntType(1)]), node).result
-        self._define(node, hop.SymEqOp(read.result, one))
+        self.define(node, hop.SymEqOp(read.result, one))
 
     def _import_symbolic(self, node: torch.fx.Node, op_class: type[Operation]) -> None:
-        operands = [self.value(a, node) for a in node.args]
+        arguments = node.args
+        if op_class is SymRoundOp and len(arguments) == 2:  # ``round(f, None)``, as traced
+            if arguments[1] is not None:
+                raise unsupported(node, "round with digits (a float)")
+            arguments = arguments[:1]
+        operands = [self.value(a, node) for a in arguments]
         numbers = operands[1:] if op_class is hop.SymIteOp else operands  # ITE(condition, a, b)
-        kinds = getattr(op_class, "KINDS", (SymIntType, SymFloatType))  # a unary op's own
+        kinds = getattr(op_class, "KINDS", (SymIntType, SymFloatType))  # the op's own operand kinds
         for operand in numbers:
             if not isinstance(operand.type, kinds):
                 raise unsupported(node, f"{node.target.__name__} on {operand.type}")
         if op_class is hop.SymPowOp and not isinstance(node.meta.get("val"), torch.SymFloat):
             self._import_integer_power(node, operands[0])
             return
-        self._define(node, op_class(*operands))
+        self.define(node, op_class(*operands))
 
     def _import_sym_sum(self, node: torch.fx.Node) -> None:
         """``torch.sym_sum([a, b, c])``: ``(a + b) + c``, as ``hop.sym_add``s (0 if empty)."""

@@ -29,10 +29,16 @@ over backed symbols is kept apart (``learned_about``): a symbol PyTorch
 renamed (``unbacked_renamings``), or replaced by another read (a called
 body's result size, the caller's), is that read.
 
-Not yet: a size that an op computes from a read (``x[:k]``'s), which the
-trace learns equals an input size (``x[:k] * x`` asserts it is
-``x.shape[0]``), is typed by that size, and nothing compares the size the op
-computes with it at run time.
+A size that an op computes from a read (``x[:k]``'s, ``u3``) is the same:
+where the trace learns it equals an input size or a constant (``x[:k] * w``
+broadcasts it against ``w``'s rows and asserts ``Eq(u3, s77)``), the op that
+defines it keeps its symbol (``text`` writes ``u3`` where it first meets it,
+the op's result type ``[u3, 4]``), the ``sym_size`` that Dynamo's assertion
+reads stays apart from ``s77`` in ``make_fx`` too, and the ``hop.assert`` of
+``Eq(u3, s77)`` compares the size the op computed with ``s77``; every type
+after it says ``s77``. A derivative's trace writes sizes as learned
+(``defined_as_traced=False``): its graph holds no such assertion, and the
+block it joins checked it.
 
 Invariant: every symbol in any text this object returns is declared by
 ``declarations()``, with the range the ``ShapeEnv`` proved for it; a backed
@@ -76,10 +82,17 @@ class _OwnNames(dict):
 class ShapeSymbols:
     """Names sizes in expression text and records the symbols that appear."""
 
-    def __init__(self, shape_env: ShapeEnv | None, names: Mapping[sympy.Symbol, str] | None = None):
-        """``names`` maps torch symbols to ours; by default each keeps PyTorch's name."""
+    def __init__(self, shape_env: ShapeEnv | None, names: Mapping[sympy.Symbol, str] | None = None, *,
+                 defined_as_traced: bool = True):
+        """``names`` maps torch symbols to ours; by default each keeps PyTorch's name.
+
+        ``defined_as_traced`` writes a size an op computed from a read, which the trace
+        learned about, as traced where the op defines it (Note [reads the trace learned
+        about]): right for a graph that checks the assertion the trace learned it from.
+        """
         self.shape_env = shape_env
         self._names = names if names is not None else _OwnNames()
+        self._defined_as_traced = defined_as_traced
         self._used: dict[str, sympy.Symbol] = {}
         self._read_from_data: set[str] = set()
 
@@ -89,8 +102,10 @@ class ShapeSymbols:
         """The canonical text (or int) of a size, or of a symbolic int, float or bool.
 
         A float's text is float-valued (``float(s0)``, not ``s0``: Note [float
-        expressions]). Raises TypeError for other values, ValueError for an
-        expression our language cannot write (Note [torch expressions]).
+        expressions]); a size the trace learned about is its own symbol where an
+        op defines it (Note [reads the trace learned about]). Raises TypeError
+        for other values, ValueError for an expression our language cannot write
+        (Note [torch expressions]).
         """
         if isinstance(value, bool):
             return str(value)
@@ -100,15 +115,24 @@ class ShapeSymbols:
             return canonical_dim(print_float(value))
         if not isinstance(value, torch.SymInt | torch.SymFloat | torch.SymBool):
             raise TypeError(f"a {type(value).__name__} has no hopc type")
-        expression = value.node.expr
-        if self.shape_env is not None:
-            expression = self.shape_env.simplify(expression)
+        expression = value.node._expr  # as traced: ``.expr`` reads through the replacements
+        if not self._defines(expression):
+            expression = value.node.expr
+            if self.shape_env is not None:
+                expression = self.shape_env.simplify(expression)
         for torch_symbol in expression.free_symbols:
             self._used.setdefault(torch_symbol.name, torch_symbol)
         ours = from_torch(expression, self._names)
         if isinstance(value, torch.SymFloat):
             ours = ToFloat(ours)
         return canonical_dim(print_expr(ours))
+
+    def _defines(self, expression: sympy.Basic) -> bool:
+        """Whether ``expression`` is a size an op computed from a read, which the trace learned
+        about, written here for the first time: by the op that defines it (Note [reads the trace
+        learned about])."""
+        return self._defined_as_traced and learned_about(expression, self.shape_env) \
+            and expression.name not in self._used
 
     def fresh_symbol(self, value: object) -> str | None:
         """The name of the symbol a data read (``.item()``) defined, or None if it is not one.

@@ -15,6 +15,7 @@ an equivalent is an error rather than a guess.
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 import sys
@@ -29,7 +30,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, canonicalize_bool_expr
 from torch.utils._sympy.numbers import int_oo
 
-from hopc.ir import symbolic, symbolic_float, symbolic_print
+from hopc.ir import symbolic, symbolic_float, symbolic_print, symbolic_rounding
 from hopc.ir.dims import Dim, canonical_dim, is_float_symbol_name
 from hopc.ir.types import TensorType
 from hopc.torch_bridge.torch_values import dtype_of
@@ -69,6 +70,14 @@ _FLOAT_FUNCTIONS = {
 """PyTorch's float functions (``torch.utils._sympy.functions``) by class name, and ours
 (Note [float expressions]); ``OpaqueUnaryFn_sqrt`` is a class PyTorch makes at run time."""
 
+_ROUNDING_FUNCTIONS = {
+    torch_functions.FloorToInt: sympy.floor, sympy.floor: sympy.floor,
+    torch_functions.CeilToInt: sympy.ceiling, sympy.ceiling: sympy.ceiling,
+    torch_functions.TruncToInt: symbolic_rounding.TruncToInt,
+    torch_functions.RoundToInt: symbolic_rounding.RoundToInt,
+}
+"""PyTorch's roundings to an integer, and ours (Note [rounding expressions])."""
+
 
 def from_torch(expression: sympy.Basic, names: Mapping[sympy.Symbol, str]) -> sympy.Basic:
     """Rewrites a PyTorch shape expression over its symbols into ours (Note [torch expressions])."""
@@ -85,6 +94,9 @@ def from_torch(expression: sympy.Basic, names: Mapping[sympy.Symbol, str]) -> sy
     float_function = _FLOAT_FUNCTIONS.get(type(expression).__name__)
     if float_function is not None:
         return float_function(*args)
+    rounding = _ROUNDING_FUNCTIONS.get(type(expression))
+    if rounding is not None:
+        return rounding(*args)
     if isinstance(expression, (torch_functions.FloorDiv, torch_functions.CleanDiv)):
         return symbolic.FloorDiv(*args)
     if isinstance(expression, (torch_functions.PythonMod, torch_functions.Mod, sympy.Mod)):
@@ -285,7 +297,8 @@ def _evaluate(expression: sympy.Basic, values: Mapping[str, torch.SymInt | torch
     relation = _TORCH_RELATIONS.get(type(expression))
     if relation is not None:
         return _fold(relation, args)
-    float_function = _TORCH_FLOAT_FUNCTIONS.get(type(expression))
+    float_function = _TORCH_FLOAT_FUNCTIONS.get(type(expression)) or \
+        _TORCH_ROUNDING_FUNCTIONS.get(type(expression))
     if float_function is not None:
         return float_function(*args)
     if isinstance(expression, sympy.Add):
@@ -321,6 +334,12 @@ _TORCH_FLOAT_FUNCTIONS: dict[type, Callable] = {
     symbolic_float.FloatPow: lambda a, b: torch.sym_float(a) ** torch.sym_float(b),
 }
 """Our float functions on torch numbers, as eager computes them (Note [float expressions])."""
+
+_TORCH_ROUNDING_FUNCTIONS: dict[type, Callable] = {
+    sympy.floor: math.floor, sympy.ceiling: math.ceil, symbolic_rounding.TruncToInt: math.trunc,
+    symbolic_rounding.RoundToInt: round,
+}
+"""Our roundings on torch numbers, as eager computes them (Note [rounding expressions])."""
 
 
 def _fold(function, args):

@@ -321,6 +321,52 @@ func.func @symbol_binding_argument(%x: !hop.tensor<[s0], f32>, %y: !hop.tensor<[
 
 // -----
 
+// Must not fire: the unused %r#1 is the only result that binds u2, which the
+// kept %r#0 has only inside 4*u2 (Note [kept results need their binders]).
+hop.symbol @u0 unbacked [0, oo]
+hop.symbol @u2 unbacked [0, oo]
+func.func @sole_binder_of_a_kept_symbol(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[], f32> {
+  %r:2 = hop.wrap(%x) : (!hop.tensor<[4], f32>) -> (!hop.tensor<[4*u2], f32>, !hop.tensor<[u2], f32>) {
+  ^bb0(%a: !hop.tensor<[4], f32>):
+    %mask = aten.gt.Scalar(%a) {other = 0 : i64} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], i1>
+    %picked = aten.index.Tensor(%a, [%mask]) : (!hop.tensor<[4], f32>, !hop.tensor<[4], i1>) -> !hop.tensor<[u0], f32>
+    %four = aten.cat([%picked, %picked, %picked, %picked]) : (!hop.tensor<[u0], f32>, !hop.tensor<[u0], f32>, !hop.tensor<[u0], f32>, !hop.tensor<[u0], f32>) -> !hop.tensor<[4*u0], f32>
+    hop.yield %four, %picked : !hop.tensor<[4*u0], f32>, !hop.tensor<[u0], f32>
+  }
+  %s = aten.sum(%r#0) : (!hop.tensor<[4*u2], f32>) -> !hop.tensor<[], f32>
+  func.return %s : !hop.tensor<[], f32>
+}
+// CHECK-LABEL: func.func @sole_binder_of_a_kept_symbol
+// CHECK:         %[[R:.*]], %{{.*}} = hop.wrap(%{{.*}}) : (!hop.tensor<[4], f32>) -> (!hop.tensor<[4*u2], f32>, !hop.tensor<[u2], f32>) {
+// CHECK:           hop.yield %{{.*}}, %{{.*}} : !hop.tensor<[4*u0], f32>, !hop.tensor<[u0], f32>
+// CHECK:         aten.sum(%[[R]])
+
+// -----
+
+// Of two unused results that bind u2, which the kept %r#0 names only inside
+// 4*u2, the first stays and the second goes, with its aten.neg.
+hop.symbol @u0 unbacked [0, oo]
+hop.symbol @u2 unbacked [0, oo]
+func.func @one_of_two_binders(%x: !hop.tensor<[4], f32>) -> !hop.tensor<[], f32> {
+  %r:3 = hop.wrap(%x) : (!hop.tensor<[4], f32>) -> (!hop.tensor<[4*u2], f32>, !hop.tensor<[u2], f32>, !hop.tensor<[u2], f32>) {
+  ^bb0(%a: !hop.tensor<[4], f32>):
+    %mask = aten.gt.Scalar(%a) {other = 0 : i64} : (!hop.tensor<[4], f32>) -> !hop.tensor<[4], i1>
+    %picked = aten.index.Tensor(%a, [%mask]) : (!hop.tensor<[4], f32>, !hop.tensor<[4], i1>) -> !hop.tensor<[u0], f32>
+    %four = aten.cat([%picked, %picked, %picked, %picked]) : (!hop.tensor<[u0], f32>, !hop.tensor<[u0], f32>, !hop.tensor<[u0], f32>, !hop.tensor<[u0], f32>) -> !hop.tensor<[4*u0], f32>
+    %negated = aten.neg(%picked) : (!hop.tensor<[u0], f32>) -> !hop.tensor<[u0], f32>
+    hop.yield %four, %picked, %negated : !hop.tensor<[4*u0], f32>, !hop.tensor<[u0], f32>, !hop.tensor<[u0], f32>
+  }
+  %s = aten.sum(%r#0) : (!hop.tensor<[4*u2], f32>) -> !hop.tensor<[], f32>
+  func.return %s : !hop.tensor<[], f32>
+}
+// CHECK-LABEL: func.func @one_of_two_binders
+// CHECK:         %[[R:.*]], %{{.*}} = hop.wrap(%{{.*}}) : (!hop.tensor<[4], f32>) -> (!hop.tensor<[4*u2], f32>, !hop.tensor<[u2], f32>) {
+// CHECK-NOT:       aten.neg
+// CHECK:           hop.yield %{{.*}}, %{{.*}} : !hop.tensor<[4*u0], f32>, !hop.tensor<[u0], f32>
+// CHECK:         aten.sum(%[[R]])
+
+// -----
+
 // A call has its subgraph's effects: a dead call of a subgraph that only
 // reads goes, and then the subgraph, which nothing calls any more.
 hop.subgraph @reads {

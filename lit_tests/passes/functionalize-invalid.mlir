@@ -214,3 +214,22 @@ func.func @associative_scan_mutates_a_slice(%x: !hop.tensor<[3, 4], f32>) -> !ho
   }
   func.return %r : !hop.tensor<[3, 4], f32>
 }
+
+// -----
+
+// hop.flex_attention's bodies must not change its operands: here the score body's buffer.
+func.func @flex_attention_score_mutates_a_buffer(%q: !hop.tensor<[1, 2, 8, 4], f32>, %k: !hop.tensor<[1, 2, 8, 4], f32>, %v: !hop.tensor<[1, 2, 8, 4], f32>, %bias: !hop.tensor<[2], f32>) -> !hop.tensor<[1, 2, 8, 4], f32> {
+  %o = hop.flex_attention(%q, %k, %v) buffers(%bias) {scale = 5.000000e-01 : f64} : (!hop.tensor<[1, 2, 8, 4], f32>, !hop.tensor<[1, 2, 8, 4], f32>, !hop.tensor<[1, 2, 8, 4], f32>), (!hop.tensor<[2], f32>) -> !hop.tensor<[1, 2, 8, 4], f32> score {
+  ^bb0(%s: !hop.tensor<[], f32>, %b: !hop.tensor<[], i32>, %h: !hop.tensor<[], i32>, %m: !hop.tensor<[], i32>, %n: !hop.tensor<[], i32>, %table: !hop.tensor<[2], f32>):
+    // expected-error @+1 {{'aten.mul_.Scalar' op changes %table in place, an operand (buffers) of the enclosing 'hop.flex_attention' body}}
+    %t = aten.mul_.Scalar(%table) {other = 2 : i64} : (!hop.tensor<[2], f32>) -> !hop.tensor<[2], f32>
+    %w = aten.index.Tensor(%t, [%h]) : (!hop.tensor<[2], f32>, !hop.tensor<[], i32>) -> !hop.tensor<[], f32>
+    %r = aten.add.Tensor(%s, %w) : (!hop.tensor<[], f32>, !hop.tensor<[], f32>) -> !hop.tensor<[], f32>
+    hop.yield %r : !hop.tensor<[], f32>
+  } mask {
+  ^bb0(%b2: !hop.tensor<[], i32>, %h2: !hop.tensor<[], i32>, %m2: !hop.tensor<[], i32>, %n2: !hop.tensor<[], i32>, %table2: !hop.tensor<[2], f32>):
+    %keep = aten.ge.Tensor(%m2, %n2) : (!hop.tensor<[], i32>, !hop.tensor<[], i32>) -> !hop.tensor<[], i1>
+    hop.yield %keep : !hop.tensor<[], i1>
+  }
+  func.return %o : !hop.tensor<[1, 2, 8, 4], f32>
+}

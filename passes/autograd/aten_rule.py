@@ -129,9 +129,10 @@ class _Names(dict):
 
 def _symbols(derivative: OpDerivative, back: Mapping[str, str], module: ModuleOp | None,
              op: Operation) -> ShapeSymbols:
-    """Sizes of the trace's graph as our expressions, in the op's symbols."""
+    """Sizes of the trace's graph as our expressions, in the op's symbols; a size the trace
+    learned equals another is that other, as the op's block asserted before the trace runs."""
     known = {symbol: back.get(name, name) for symbol, name in derivative.torch_names.items()}
-    return ShapeSymbols(derivative.shape_env, _Names(known, module, op))
+    return ShapeSymbols(derivative.shape_env, _Names(known, module, op), defined_as_traced=False)
 
 
 def decompose(op: AtenOp, module: ModuleOp | None) -> None:

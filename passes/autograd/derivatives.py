@@ -47,17 +47,6 @@ values to check, and whether it is on cannot change the derivative. The
 user's backward still runs under it, which checks the gradients the compiled
 backward returns as eager checks those of any ``autograd.Function``.
 
-Note [custom operator derivatives]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-A custom operator (Note [custom operators] in ``hopc.dialects.custom``) is
-traced like an ATen op: its ``register_autograd`` formula runs on fake
-tensors and records the backward's ops (its own custom ops among them). One
-without a formula is a located error: ``torch.library.custom_op`` raises
-"no autograd formula" in the trace, and an operator with no kernel for an
-autograd key at all (``torch.library.define`` with a CPU kernel only) would
-be traced through its fake kernel, whose derivative is not the operator's,
-so it is refused before the trace.
-
 Note [derivative cache key]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 A derivative is cached by what can change it: the op, its properties, its
@@ -103,7 +92,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 
 import sympy
@@ -117,7 +106,14 @@ from hopc.ir.diagnostics import HopcError, location_of
 from hopc.ir.dims import is_float_symbol_name
 from hopc.ir.substitution import parameters, substitute
 from hopc.ir.types import SymIntType, TensorType
-from hopc.passes.autograd.derivative_facts import block_assertions, in_names, unbacked_pattern_symbols
+from hopc.passes.autograd.custom_operator_derivatives import check_custom_autograd, no_custom_autograd
+from hopc.passes.autograd.derivative_facts import (
+    block_assertions,
+    defined_symbols,
+    in_names,
+    traced_facts,
+    unbacked_pattern_symbols,
+)
 from hopc.passes.autograd.derivative_graphs import differentiated_schema, materialize_zero_tensors, views_to_copies
 from hopc.passes.autograd.differentiable_forms import DIFFERENTIABLE_FORMS
 from hopc.passes.autograd.masked_gradients import defined_gradient_outputs
@@ -174,7 +170,7 @@ def op_derivative(op: AtenOp, differentiated: Sequence[int], tangent_results: Se
     derivative = _CACHE.get(key)
     if derivative is not None:
         return derivative, back
-    _check_custom_autograd(op)
+    check_custom_autograd(op)
     try:
         derivative = _CACHE[key] = _differentiable_trace(op, renaming, list(differentiated),
                                                          tangent_results, pattern_facts, (), None)
@@ -206,7 +202,8 @@ def _data_dependent_derivative(op: AtenOp, key: tuple, renaming: Mapping[str, st
     derivative = _CACHE.get(key)
     if derivative is not None:
         return derivative
-    unbacked_facts = {name: replace(f, unbacked=name in unbacked) for name, f in facts.items()}
+    unbacked_facts, values = traced_facts(facts, unbacked, frozenset(renaming[name] for name in defined_symbols(op)))
+    assumptions = (*assumptions, *values)
     try:
         derivative = _CACHE[key] = _differentiable_trace(op, renaming, differentiated, tangent_results,
                                                          unbacked_facts, assumptions, None)
@@ -304,7 +301,7 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
                          symbols=facts, location=location, pass_shapes=True, frame=frame)
     except HopcError as error:
         if op.SCHEMA.is_custom and "no autograd formula" in error.message:
-            raise _no_custom_autograd(op) from None
+            raise no_custom_autograd(op) from None
         if "not implemented" in error.message or "does not require grad" in error.message:
             raise HopcError(f"{op.name} has no derivative in PyTorch "
                             f"({error.message.rsplit(': ', 1)[-1]})", location) from None
@@ -333,26 +330,6 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
     functional.graph.recompile()
     return OpDerivative(functional.graph, tuple(differentiated), functional.shapes.shape_env,
                         dict(functional.shapes.torch_names), len(carriers))
-
-
-_AUTOGRAD_KEYS = ("Autograd", "AutogradCPU", "AutogradCUDA", "CompositeImplicitAutograd")
-"""Dispatch keys whose kernel gives an operator its derivative (Note [custom operator derivatives])."""
-
-
-def _check_custom_autograd(op: AtenOp) -> None:
-    """Raises a located HopcError for a custom operator without an autograd kernel
-    (Note [custom operator derivatives])."""
-    name = op.SCHEMA.torch_name.split(".")[0]
-    if op.SCHEMA.is_custom and not any(torch._C._dispatch_has_kernel_for_dispatch_key(name, key)
-                                       for key in _AUTOGRAD_KEYS):
-        raise _no_custom_autograd(op)
-
-
-def _no_custom_autograd(op: AtenOp) -> HopcError:
-    name = op.SCHEMA.torch_name.split(".")[0]
-    return HopcError(f"the custom operator {name} has no registered autograd formula "
-                     "(torch.library.register_autograd), so hopc cannot differentiate it",
-                     location_of(op))
 
 
 def _size_carriers(types: Sequence[TensorType], facts: Mapping[str, SymbolFacts]

@@ -49,7 +49,7 @@ from hopc.ir import symbolic, symbolic_print
 from hopc.ir.dims import Dim, canonical_dim
 from hopc.ir.substitution import parameters
 from hopc.ir.symbol_uses import symbols_mentioned_by, symbols_of_attribute
-from hopc.ir.types import SymIntType, TensorType
+from hopc.ir.types import SymFloatType, SymIntType, TensorType
 from hopc.passes.autograd.recompute import recomputable_ops
 from hopc.torch_bridge.aten_builders import symbol_facts
 from hopc.torch_bridge.torch_symbolic import SymbolFacts
@@ -239,12 +239,13 @@ def _unbound_symbols(ops: Sequence[Operation], arguments: Sequence[SSAValue]) ->
 
 
 def _bound_by(op: Operation) -> set[str]:
-    """The symbols ``op`` (at any depth) binds: that of a ``!hop.symint`` result, and, for an op
-    without regions, a symbol its result types have that neither its operands' types nor its
-    properties do (a data-dependent size; a HOP's result sizes come from its regions)."""
+    """The symbols ``op`` (at any depth) binds: that of a ``!hop.symint`` or ``!hop.symfloat``
+    result, and, for an op without regions, a symbol its result types have that neither its
+    operands' types nor its properties do (a data-dependent size; a HOP's result sizes come from
+    its regions)."""
     bound: set[str] = set()
     for nested in op.walk():
-        bound.update(r.type.value for r in nested.results if isinstance(r.type, SymIntType))
+        bound.update(r.type.value for r in nested.results if isinstance(r.type, SymIntType | SymFloatType))
         if nested.regions:
             continue
         inputs = [*(v.type for v in nested.operands), *nested.properties.values()]
@@ -263,8 +264,8 @@ def _symbol_value(symbol: str, forward: Block, mapping: dict[SSAValue, SSAValue]
     """
     values = [*primals, *(r for op in forward_ops for r in op.results)]
     for value in values:
-        if isinstance(value.type, SymIntType) and value.type.value == symbol:
-            return value
+        if isinstance(value.type, SymIntType | SymFloatType) and value.type.value == symbol:
+            return value  # a float symbol under a rounding: ceil(zuf0) (Note [rounding expressions])
     for value in values:
         type_ = value.type
         if isinstance(type_, TensorType) and symbol in type_.shape:

@@ -163,7 +163,7 @@ class IdentityReshape(RewritePattern):
 def view_of(schema: Schema) -> Schema | None:
     """The view op whose ``_copy`` variant ``schema`` is (``reshape`` for ``view_copy``), or None:
     the copy holds the view's elements, contiguously (host code writes an ``out=`` buffer of one
-    as a ``copy_`` of the view, ``hopc.backend.host.ops_aten``)."""
+    as a ``copy_`` of the view, ``hopc.backend.host.lowerings.aten``)."""
     if schema.op_name in _RESHAPES:
         return lookup(_RESHAPES[schema.op_name])
     if schema.base_name in _NOT_VIEWS or schema.base_name == "view_copy":

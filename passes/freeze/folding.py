@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import torch
 from xdsl.dialects.builtin import ArrayAttr
+from xdsl.dialects.func import ReturnOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -130,7 +131,7 @@ class ConstantFolder:
         if None in names and prepare_layout(op, self.table.module):
             self.changed = True  # its decomposition, before it, folds in the next sweep
             return
-        if None in names or not self._may_fold(op):
+        if None in names or not self._may_fold(op) or _is_output_copy(op):
             return
         key = (op.name, tuple(sorted(op.properties.items())), tuple(names))
         if key not in self._folded_before:
@@ -230,6 +231,11 @@ class ConstantFolder:
             replace_with_region(PatternRewriter(op), op, region, (*op.carried, *op.additional),
                                 results=tuple(op.carried))
             self.changed = True
+
+
+def _is_output_copy(op: AtenOp) -> bool:
+    """Whether ``op`` copies a value that only ``func.return`` reads (Note [output copies stay])."""
+    return op.name == "aten.clone" and all(isinstance(use.operation, ReturnOp) for use in op.results[0].uses)
 
 
 def _symbolic(attribute: Attribute) -> bool:

@@ -160,7 +160,8 @@ def _fold(module: ModuleOp, entry: FuncOp, folder: ConstantFolder) -> None:
 
 def _copy_constant_outputs(entry: FuncOp) -> None:
     """Returns a copy of each user output that reads a constant: every call shares the constant,
-    and eager gives a fresh tensor the caller may change."""
+    and eager gives a fresh tensor the caller may change. A later freeze leaves the copy as it
+    is (Note [output copies stay] in ``folding.py``)."""
     returned = entry.get_return_op()
     assert returned is not None
     copies = {}

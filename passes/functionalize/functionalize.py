@@ -44,7 +44,9 @@ transpose back, for views that keep every element), and the result becomes
 the base's current value. A later read of the base or of any view of it —
 made before or after the write, including the in-place op's own result —
 replays the view's copying form on that current value (once per write: reads
-are cached). So every read sees exactly what PyTorch's aliasing would show.
+are cached). So every read sees exactly what PyTorch's aliasing would show; a
+read of a view's layout (``storage_offset``, ``stride``) is eager's value,
+from its type (Note [layout reads of views] in ``layout_reads.py``).
 Ops are built lazily: a view nobody reads costs nothing, and a module without
 mutation or views comes out unchanged. A write through a view with no inverse
 (``expand``, ``unfold``) is a located error, as is an in-place op with no
@@ -66,13 +68,20 @@ from hopc.dialects import hop
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.hop_module_structure import entry_function, entry_signature
 from hopc.ir.diagnostics import op_error
+from hopc.ir.rule_table import RuleTable
 from hopc.passes.functionalize.aliases import AliasState, describe
-from hopc.passes.functionalize.hops import HOP_FUNCTIONALIZERS, functionalize_subgraph
+from hopc.passes.functionalize.hops.common import HopRule, functionalize_subgraph
 from hopc.passes.functionalize.layout import Layout, LayoutRules
+from hopc.passes.functionalize.layout_reads import reads_layout_of_view, replace_layout_read
 from hopc.passes.functionalize.mutation import VALUE_PRESERVING_IN_PLACE, functionalize_mutation
 from hopc.passes.functionalize.regions import BlockResult, HopEffects, yield_sources
 from hopc.passes.functionalize.running_stats import functionalize_running_stats
 from hopc.passes.functionalize.signature import add_copy_back_results
+
+FUNCTIONALIZE_RULES: RuleTable[HopRule] = RuleTable("functionalize",
+                                                    packages=("hopc.passes.functionalize.hops",))
+"""HOP op class -> how functionalize rewrites it; one module per kind in
+``hopc.passes.functionalize.hops`` (Note [rule tables] in ``hopc.ir.rule_table``)."""
 
 
 @dataclass(frozen=True)
@@ -153,19 +162,24 @@ class Functionalizer:
         state = self.state
         with state.entering(block, operands, unknown_layouts) as roots:
             replaced: list[Operation] = []
+            layout_reads: list[Operation] = []
             terminator = block.last_op
             for op in list(block.ops):
                 if op is terminator:
                     break
                 state.cursor = op
-                if self._functionalize_op(op):
+                if reads_layout_of_view(state, op):
+                    layout_reads.append(op)
+                elif self._functionalize_op(op):
                     replaced.append(op)
             sources = yield_sources(state, roots, list(terminator.operands))
             yielded = [state.aliases.get(v) for v in terminator.operands]
             state.cursor = terminator
             terminator.operands = [state.read(v, terminator) for v in terminator.operands]
             for op in reversed(replaced):
-                block.detach_op(op).drop_all_references()  # results are unused: no erase needed
+                block.detach_op(op).drop_all_references()  # results are unused but by layout reads
+            for read in layout_reads:  # now that no view is left in scope to take a size from
+                replace_layout_read(read)
         return BlockResult(block, roots, sources, terminator, yielded)
 
     def _functionalize_op(self, op: Operation) -> bool:
@@ -183,7 +197,7 @@ class Functionalizer:
             if not op.SCHEMA.is_functional:
                 self.state.register_view(op)
                 return True
-        rewrite = HOP_FUNCTIONALIZERS.get(type(op))
+        rewrite = FUNCTIONALIZE_RULES.get(type(op))
         if rewrite is not None:
             rewrite(self, op)
             return False

@@ -32,6 +32,13 @@ overload (``aten.topk``, whose out overload is ``.values``, included); and
 may share an operand's storage, which are no buffers of their own.
 Launches that already write ``into`` buffers are left as they are.
 
+Planned before. A launch that writes ``into`` a ``kernel.alloc`` of its
+block (a module planned already) keeps that buffer; the buffer counts in the
+peak and the report from its alloc on, as if this run had made it, and no
+new result goes into it (its later writers are not known when a result is
+placed). So a second ``plan-memory`` changes nothing and gives the same
+figures.
+
 Which buffer. Results are placed in program order; for each, in this order:
 
 1. in place: for a ``pointwise`` launch only, the buffer of one of its
@@ -176,7 +183,7 @@ def _summary(function: FuncOp, plan: BlockPlan) -> FunctionMemory:
     function.attributes[PEAK_BYTES_ATTRIBUTE] = (IntegerAttr(int(peak), i64) if peak.is_Integer
                                                  else ExprAttr(print_expr(peak)))
     every = list(plan.walk())
-    planned = sum(len(buffers) for p in every for buffers in p.into.values())
+    planned = sum(len(buffer.values) for p in every for buffer in p.buffers)
     return FunctionMemory(function.sym_name.data, planned, sum(len(p.buffers) for p in every),
                           sum(p.in_place for p in every), peak)
 
@@ -188,6 +195,8 @@ def _apply(plan: BlockPlan) -> None:
         scope = SymbolScope(nested.block)
         allocs = {}
         for buffer in nested.buffers:
+            if buffer.allocated is not None:
+                continue
             writer = ops[buffer.first_write]
             builder = Builder(InsertPoint.before(writer))
             sizes = [scope.symint_for(symbol, writer, builder) for symbol in sorted(buffer.type.free_symbols())]

@@ -18,7 +18,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from hopc.dialects.aten_schema import lookup
 from hopc.dialects.aten_storage import shared_arguments
-from hopc.dialects.kernel import BufferType, LaunchOp
+from hopc.dialects.kernel import AllocOp, BufferType, LaunchOp
 from hopc.ir.reads import values_read
 from hopc.ir.types import TensorType
 
@@ -33,9 +33,13 @@ class Buffer:
 
     type: BufferType
     first_write: int
-    """Position in the block of its first writer (its alloc goes right before it)."""
+    """Position in the block of its first writer (its alloc goes right before it), or of its
+    ``kernel.alloc`` where the block has one already."""
     values: list[SSAValue] = field(default_factory=list)
     live_until: int = 0
+    allocated: SSAValue | None = None
+    """The ``kernel.alloc`` result of a buffer planned before (Note [memory plan]: planned
+    before); None for a buffer this plan makes."""
 
     def hold(self, value: SSAValue, last_use: int) -> None:
         self.values.append(value)
@@ -69,10 +73,15 @@ def plan_block(block: Block, device: str) -> BlockPlan:
     plan = BlockPlan(block)
     last_use = last_uses(block)
     holding: dict[SSAValue, Buffer] = {}
+    allocated: dict[SSAValue, Buffer] = {}
     free = _FreeBuffers()
     for position, op in enumerate(block.ops):
         if op.regions:
             plan.nested[op] = [plan_block(nested, device) for region in op.regions for nested in region.blocks]
+        if isinstance(op, AllocOp):
+            allocated[op.buffer] = Buffer(op.buffer.type, position, allocated=op.buffer)
+        if isinstance(op, LaunchOp) and op.into:
+            _count_planned_before(plan, op, allocated, last_use)
         if not isinstance(op, LaunchOp) or op.into or not is_planned(op):
             continue
         buffers: list[Buffer] = []
@@ -91,6 +100,21 @@ def plan_block(block: Block, device: str) -> BlockPlan:
             buffers.append(buffer)
         plan.into[op] = buffers
     return plan
+
+
+def _count_planned_before(plan: BlockPlan, launch: LaunchOp, allocated: dict[SSAValue, Buffer],
+                          last_use: dict[SSAValue, int]) -> None:
+    """Records the results that ``launch`` writes into buffers of the block already (Note
+    [memory plan]: planned before), in place where a buffer still holds one of its operands."""
+    for result, buffer_value in zip(launch.outputs, launch.into, strict=True):
+        buffer = allocated.get(buffer_value)
+        if buffer is None:
+            continue
+        if not buffer.values:
+            plan.buffers.append(buffer)
+        elif buffer.values[-1] in launch.arguments:
+            plan.in_place += 1
+        buffer.hold(result, last_use[result])
 
 
 def last_uses(block: Block) -> dict[SSAValue, int]:

@@ -220,7 +220,7 @@ def _compiled_by_the_other_backend(program, x, y) -> _OtherBackend:
 
 @pytest.mark.parametrize("hopc_first", [True, False], ids=["hopc_first", "other_first"])
 def test_the_stand_in_is_hopcs_alone(hopc_modules, hopc_first: bool):
-    """Note [associative scan stand-in is hopc's]: the same frame, compiled by hopc and by another
+    """Note [Dynamo stand-ins are hopc's]: the same frame, compiled by hopc and by another
     backend in either order, is PyTorch's tree of combines for the other backend and the HOP for
     hopc, each from its own compile (Dynamo's cache keeps them apart)."""
     x, y = torch.randn(2, 6, 3), torch.randn(2, 6, 3)

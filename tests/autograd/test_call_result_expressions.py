@@ -3,10 +3,12 @@
 ``torch.cat([y, y, y, y])`` of a mask-picked ``y``, returned from a
 ``nested_compile_region``, is ``[4*u0]`` in the body and ``[4*u1]`` at each
 call. Where the body also returns ``y`` (and the program uses it), that
-result binds ``u1`` at the call and ``[4*u1]`` follows it: the program trains
-like eager. Where nothing binds ``u1``, the call is a located error that
-names the size (Note [call result symbols] in
-``hopc.dialects.hop_call_results``).
+result binds ``u1`` at the call and ``[4*u1]`` follows it; where it does
+not, the body returns ``y``'s size as well, and the call's ``!hop.symint<u1>``
+binds it (Note [call result symbols] in
+``hopc.dialects.hop_call_results``). Either way the program trains like eager.
+Where the call's types name the size by no single symbol (``[u1*u1]``, whose
+root sympy does not take as unique), the call is a located error that names it.
 """
 
 from __future__ import annotations
@@ -39,12 +41,35 @@ def _program(x):
     return four.sin().sum() + other_four.pow(2).sum() + picked.sum() * other_picked.cos().sum()
 
 
+@torch.compiler.nested_compile_region
+def _squared(x, w):
+    y = (x * w)[x * w > 0]
+    return torch.outer(y, y).reshape(-1)
+
+
 def _four_times_only(x):
-    return _four_times(x, _WEIGHT).sin().sum()
+    return _four_times(x, _WEIGHT).sin().sum() + _four_times(x[1:] * 2, _WEIGHT).pow(2).sum()
+
+
+@torch.compiler.nested_compile_region
+def _doubled_four_times(x, w):
+    return _four_times(x, w) * 2
+
+
+def _nested_four_times_only(x):
+    """The outer body returns the inner call's ``[4*u1]`` only: its ``u1`` is the inner call's
+    own, which the inner call's size result defines, so the outer call names it in turn."""
+    return _doubled_four_times(x, _WEIGHT).sin().sum()
+
+
+def _squared_only(x):
+    return _squared(x, _WEIGHT).sin().sum()
 
 
 _ROWS = torch.randn(5, 4, generator=torch.Generator().manual_seed(2))
 _INPUTS = [-_ROWS.abs() - 0.1, _ROWS, _ROWS.abs() + 0.1]
+_PICKED_COUNTS_WITH_NONE = [torch.zeros(5, 4), _ROWS, _ROWS.abs() + 0.1, _ROWS[:3]]
+"""Nothing picked, then some, more, and fewer rows (a new size)."""
 
 
 def _outputs(run, grad: bool, x: torch.Tensor) -> list[torch.Tensor]:
@@ -69,11 +94,21 @@ def test_a_result_that_binds_the_size_makes_it_run_like_eager(executor, grad):
         torch.testing.assert_close(_outputs(compiled, grad, x), _outputs(_program, grad, x))
 
 
-def test_a_size_only_inside_an_expression_is_a_located_error():
-    compiled = hopc.compile(_four_times_only, dynamic=True, executor="interpreter")
-    with pytest.raises(HopcError, match=r"'hop.invoke_subgraph' op result #0 .* has 4\*u\d+ for 4\*u\d+: u\d+, "
-                                        r"a size the body defines, fresh at each call, is a whole dimension "
-                                        r"of no result") as error:
+@pytest.mark.parametrize("program", [_four_times_only, _nested_four_times_only], ids=["calls", "nested"])
+@pytest.mark.parametrize("grad", [True, False], ids=["grad", "no_grad"])
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
+def test_a_size_only_inside_an_expression_is_named_by_a_size_result(executor, grad, program):
+    torch._dynamo.reset()
+    compiled = hopc.compile(program, dynamic=True, fullgraph=True, executor=executor)
+    for x in _PICKED_COUNTS_WITH_NONE:
+        torch.testing.assert_close(_outputs(compiled, grad, x), _outputs(program, grad, x))
+
+
+def test_a_size_no_single_symbol_names_is_a_located_error():
+    compiled = hopc.compile(_squared_only, dynamic=True, executor="interpreter")
+    with pytest.raises(HopcError, match=r"a nested_compile_region whose body defines (u\d+) and returns "
+                                        r"it only inside expressions: the call's result has u\d+\*u\d+ "
+                                        r"for \1\*\1, which gives \1 as -u\d+, u\d+, not as one symbol") as error:
         compiled(_ROWS)
     assert error.value.location is not None
-    assert error.value.location.line == _four_times_only.__code__.co_firstlineno + 1
+    assert error.value.location.line == _squared_only.__code__.co_firstlineno + 1

@@ -22,9 +22,15 @@ trace assumed:
   input's size, which the trace replaces by that size, is still compared with
   it where it is read: a located error where it differs (Note [reads the
   trace learned about] in ``hopc.fx_import.shape_symbols``);
-- not yet: a slice at a read size that Dynamo asserts equals an input's size
-  (``(x * w)[:k] * w``), whose size nothing compares with it (an expected
-  failure).
+- a read that a broadcast equates with a constant (``ones(k) * arange(6)``), the
+  same;
+- a slice at a read size that Dynamo asserts equals an input's size
+  (``(x * w)[:k] * w``) or a constant, which the trace replaces by it, is
+  compared with it where sliced, in a ``nested_compile_region`` too: a located
+  error where it differs, also where eager broadcasts a slice of one row (as
+  ``torch.compile``, hopc runs what Dynamo captured, which assumed none); a
+  region that broadcasts such a slice passed to it does not train, a located
+  error (its block cannot see its caller's assertion).
 """
 
 from __future__ import annotations
@@ -245,13 +251,15 @@ _SLICE_LINE = _rows_times_weights.__code__.co_firstlineno + 1
 
 
 def test_eager_refuses_a_count_that_is_not_the_rows():
-    for program in (_all_rows, _rows_times_weights):
+    for program in (_all_rows, _rows_times_weights, _rows_times_constant, _ones_times_constant, _region_slicing,
+                    _region_of_a_slice):
         with pytest.raises(RuntimeError):
             program(_with_rows(3))
 
 
 def _check_is_eager_or_a_located_error(compiled, program, grad: bool, line: int) -> None:
-    """Eager's values where all 6 rows count; a located error where 1 or 3 do, where eager raises."""
+    """Eager's values where all 6 rows count; a located error where 1 or 3 do: eager raises at 3,
+    and at 1 checks the count or broadcasts one row where the capture assumed the rows."""
     x = _with_rows(6)
     torch.testing.assert_close(_outputs(compiled, grad, x), _outputs(program, grad, x))
     for count in (1, 3):
@@ -270,10 +278,88 @@ def test_a_users_check_that_a_read_equals_a_size_is_checked(executor, grad):
     _check_is_eager_or_a_located_error(compiled, _all_rows, grad, _READ_LINE)
 
 
-@pytest.mark.xfail(strict=True, reason="not yet: the slice's size, which the trace replaces by x.shape[0] "
-                                       "(Note [reads the trace learned about] in hopc.fx_import.shape_symbols), "
-                                       "is not compared with it: hopc returns a value where eager raises")
-def test_a_slice_at_a_read_size_broadcast_as_the_rows_is_checked():
+@pytest.mark.parametrize("grad", [True, False], ids=["grad", "no_grad"])
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
+def test_a_slice_at_a_read_size_broadcast_as_the_rows_is_checked(executor, grad):
+    """The trace replaces the slice's size by ``x.shape[0]``; the slice's size is still compared with it."""
     torch._dynamo.reset()
-    compiled = hopc.compile(_rows_times_weights, dynamic=True, executor="interpreter")
-    _check_is_eager_or_a_located_error(compiled, _rows_times_weights, False, _SLICE_LINE)
+    compiled = hopc.compile(_rows_times_weights, dynamic=True, executor=executor)
+    _check_is_eager_or_a_located_error(compiled, _rows_times_weights, grad, _SLICE_LINE)
+
+
+def _rows_times_constant(x):
+    return ((x * _WEIGHTS)[:_rows(x)] * torch.arange(24.0).reshape(6, 4)).sin().sum()  # asserts 6
+
+
+@pytest.mark.parametrize("grad", [True, False], ids=["grad", "no_grad"])
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
+def test_a_slice_at_a_read_size_broadcast_as_a_constant_is_checked(executor, grad):
+    """The trace replaces the slice's size by 6; the slice's size is still compared with 6."""
+    torch._dynamo.reset()
+    compiled = hopc.compile(_rows_times_constant, dynamic=True, executor=executor)
+    _check_is_eager_or_a_located_error(compiled, _rows_times_constant, grad,
+                                       _rows_times_constant.__code__.co_firstlineno + 1)
+
+
+def _ones_times_constant(x):
+    return (torch.ones(_rows(x)) * torch.arange(6.0) * x[:, 1]).sin().sum()  # asserts the count is 6
+
+
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
+def test_a_read_size_broadcast_as_a_constant_is_checked(executor):
+    """The trace replaces the read by 6; the read is still compared with 6, where read."""
+    torch._dynamo.reset()
+    compiled = hopc.compile(_ones_times_constant, dynamic=True, executor=executor)
+    _check_is_eager_or_a_located_error(compiled, _ones_times_constant, True, _READ_LINE)
+
+
+def _slice_times_weights(x, weights):
+    return ((x * weights)[:_rows(x)] * weights).sin().sum()
+
+
+_slice_times_weights_region = torch.compiler.nested_compile_region(_slice_times_weights)
+
+
+def _region_slicing(x):
+    return _slice_times_weights_region(x, _WEIGHTS)
+
+
+@pytest.mark.parametrize("grad", [True, False], ids=["grad", "no_grad"])
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
+def test_a_slice_at_a_read_size_in_a_region_is_checked(executor, grad):
+    """Read, sliced and broadcast in a ``nested_compile_region``: checked in its body."""
+    torch._dynamo.reset()
+    compiled = hopc.compile(_region_slicing, dynamic=True, executor=executor)
+    _check_is_eager_or_a_located_error(compiled, _region_slicing, grad,
+                                       _slice_times_weights.__code__.co_firstlineno + 1)
+
+
+def _times_weights(rows, weights):
+    return (rows * weights).sin().sum()
+
+
+_times_weights_region = torch.compiler.nested_compile_region(_times_weights)
+
+
+def _region_of_a_slice(x):
+    return _times_weights_region((x * _WEIGHTS)[:_rows(x)], _WEIGHTS)
+
+
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
+def test_a_slice_at_a_read_size_that_a_region_broadcasts_is_checked(executor):
+    """Sliced by the caller, broadcast in the region's body: checked where the caller slices."""
+    torch._dynamo.reset()
+    compiled = hopc.compile(_region_of_a_slice, dynamic=True, executor=executor)
+    _check_is_eager_or_a_located_error(compiled, _region_of_a_slice, False,
+                                       _region_of_a_slice.__code__.co_firstlineno + 1)
+
+
+def test_training_a_region_that_broadcasts_a_slice_at_a_read_size_is_a_located_error():
+    """The body's derivative needs the caller's assertion, which its block does not hold."""
+    torch._dynamo.reset()
+    compiled = hopc.compile(_region_of_a_slice, dynamic=True, executor="aten")
+    with pytest.raises(HopcError, match=r"its trace assumes Eq\(s[0-9]+, u[0-9]+\) of values read from data") \
+            as error:
+        _outputs(compiled, True, _with_rows(6))
+    assert error.value.location is not None
+    assert error.value.location.line == _times_weights.__code__.co_firstlineno + 1

@@ -32,9 +32,8 @@ def fake_pools(monkeypatch):
 def _generated_on_cpu(chunk: str):
     """The chunk moved to the CPU, segmented, and generated as the ``cuda`` executor generates
     it (``kernel.graph`` lowered by ``hopc.backend.cuda.lowering``)."""
-    from hopc.backend.cuda import lowering  # noqa: F401
     from hopc.backend.host.generated_function import generate_function
-    from hopc.backend.host.ops_kernel import lower_launch_inline
+    from hopc.backend.host.lowerings.kernel import lower_launch_inline
 
     module = parse_module(chunk.replace("cuda", "cpu"))
     function = next(op for op in module.ops if isinstance(op, FuncOp))
@@ -83,9 +82,8 @@ def test_segmented_corpus_programs_agree_with_the_interpreter(fake_pools, name: 
     from frontend_harness import cloned, fresh
 
     import hopc
-    from hopc.backend.cuda import lowering  # noqa: F401
     from hopc.backend.host.generated_function import generate_function
-    from hopc.backend.host.ops_kernel import lower_launch_inline
+    from hopc.backend.host.lowerings.kernel import lower_launch_inline
     from hopc.backend.interpreter import run_module
     from hopc.backend.lowering import lower_to_kernel
     from hopc.backend.runtime.entry_values import entry_values
@@ -173,7 +171,7 @@ def test_hopc_compile_with_the_cuda_executor_refuses_cpu_tensors():
 
 
 def test_an_rng_state_joins_the_cuda_generators_after_the_cpus():
-    from hopc.backend.interpreter_rng import joined_state, split_state
+    from hopc.backend.interpreters.rng import joined_state, split_state
 
     cpu = torch.get_rng_state()
     devices = [torch.arange(16, dtype=torch.uint8), torch.arange(16, 32, dtype=torch.uint8)]
@@ -185,7 +183,7 @@ def test_an_rng_state_joins_the_cuda_generators_after_the_cpus():
 
 
 def test_an_rng_state_read_without_cuda_restores_the_cpu_generator_only():
-    from hopc.backend.interpreter_rng import joined_state, split_state
+    from hopc.backend.interpreters.rng import joined_state, split_state
 
     cpu = torch.get_rng_state()
     assert joined_state(cpu, []) is cpu

@@ -6,17 +6,22 @@ and replays by running it again on the recording's own inputs, writing the
 results into the recorded outputs (a real replay writes the same addresses);
 its conditional nodes test their predicates as the device would
 (``fake_cuda_graphs``). So keying by sizes, the pool per device, copying inputs
-in, re-recording on a moved parameter, the size warning, warm-up before capture
-and the choice of conditional-node implementation run here as they would on a
-GPU; ``test_cuda_graphs_generated.py`` runs the generated code.
+in, re-recording on a moved parameter, the size warning, warm-up before capture,
+the choice of conditional-node implementation and the lifetime of what a node
+reads run here as they would on a GPU; ``test_cuda_graphs_generated.py`` runs the
+generated code.
 """
 
 from __future__ import annotations
 
+import gc
+import sys
+import types
 import warnings
+import weakref
 
 import torch
-from fake_cuda_graphs import FakeGraphs
+from fake_cuda_graphs import FakeGraph, FakeGraphs
 
 from hopc.backend.cuda import CudaGraphSizeWarning, graphs
 from hopc.backend.cuda.conditional_nodes import (
@@ -189,6 +194,40 @@ def test_torch_conditional_nodes_call_the_capture_methods_in_order():
 
     TorchConditionalNodes().while_node(Graph(), None, torch.tensor(True), lambda: torch.tensor(False))
     assert calls == [("begin while", True), ("set", False), ("end",)]
+
+
+def _fake_cuda_bindings(monkeypatch) -> list[tuple]:
+    """``cuda.bindings``'s driver faked for ``BindingsConditionalNodes.set_condition``; the
+    kernel launches it is asked for are appended to the returned list."""
+    launches: list[tuple] = []
+    driver = types.SimpleNamespace(cuModuleLoadData=lambda image: (0, "module"),
+                                   cuModuleGetFunction=lambda module, name: (0, name),
+                                   cuLaunchKernel=lambda *arguments: launches.append(arguments) or (0,))
+    bindings = types.ModuleType("cuda.bindings")
+    bindings.driver = driver
+    cuda = types.ModuleType("cuda")
+    cuda.bindings = bindings
+    monkeypatch.setitem(sys.modules, "cuda", cuda)
+    monkeypatch.setitem(sys.modules, "cuda.bindings", bindings)
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda: types.SimpleNamespace(cuda_stream=0))
+    return launches
+
+
+def test_a_bindings_predicate_lives_as_long_as_the_graph_that_reads_it(monkeypatch):
+    launches = _fake_cuda_bindings(monkeypatch)
+    nodes = BindingsConditionalNodes()
+    handle = types.SimpleNamespace(getPtr=lambda: 1)
+    graph, other_graph = FakeGraph(), FakeGraph()
+    predicate, other_predicate = torch.tensor(True), torch.tensor(False)
+    nodes.set_condition(graph, handle, predicate)
+    nodes.set_condition(other_graph, handle, other_predicate)
+    watched, other_watched = weakref.ref(predicate), weakref.ref(other_predicate)
+    del predicate, other_predicate
+    gc.collect()
+    assert len(launches) == 2 and watched() is not None  # a replay of the graph reads it
+    del graph  # as a dropped recording releases its graph
+    gc.collect()
+    assert watched() is None and other_watched() is not None
 
 
 # --------------------------------------------------------------------------- generated code

@@ -1,5 +1,5 @@
 """A ``_copy`` view written into a reused buffer costs one copy (Note [copying views into buffers]
-in ``hopc.backend.host.ops_aten``), and the buffer holds the copy's elements."""
+in ``hopc.backend.host.lowerings.aten``), and the buffer holds the copy's elements."""
 
 from __future__ import annotations
 
@@ -97,7 +97,7 @@ def test_a_copying_view_calls_its_public_function(case: str):
     """``torch.t_copy(x)`` parses its arguments in C++, faster than the overload's callable
     (``hopc.backend.host.public_functions``), with the reference result."""
     from hopc.backend.host.generated_function import generate_function
-    from hopc.backend.host.ops_kernel import lower_launch_inline
+    from hopc.backend.host.lowerings.kernel import lower_launch_inline
     from hopc.backend.interpreter import run_module
     from hopc.backend.lowering import lower_to_kernel
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from hopc.backend.host.generated_function import generate_function
-from hopc.backend.host.ops_kernel import lower_launch_inline
+from hopc.backend.host.lowerings.kernel import lower_launch_inline
 from hopc.backend.interpreter import run_module
 from hopc.backend.lowering import lower_to_kernel
 from hopc.backend.runtime.executors import executor_named

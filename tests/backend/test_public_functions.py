@@ -40,7 +40,7 @@ builtin.module {{
 
 def test_a_unary_op_written_into_its_own_operand_is_the_in_place_function():
     from hopc.backend.host.generated_function import generate_function
-    from hopc.backend.host.ops_kernel import lower_launch_inline
+    from hopc.backend.host.lowerings.kernel import lower_launch_inline
     from hopc.backend.lowering import lower_to_kernel
 
     module = parse_module("""

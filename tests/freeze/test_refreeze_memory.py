@@ -1,7 +1,7 @@
 """A frozen call's constants live as long as the call: a refreeze replaces them, and dropping the
 compiled program frees them (Note [owned blobs] in ``hopc.ir.resources``), the tensors converted
 from them by reference counting alone (Note [converted constants] in
-``hopc.backend.interpreter_hop``)."""
+``hopc.backend.interpreters.hop``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import hopc
-from hopc.backend import interpreter_hop
+from hopc.backend.interpreters import hop as interpreter_hop
 from hopc.ir.resources import BLOBS
 
 sys.path.insert(0, os.path.dirname(__file__))

@@ -9,8 +9,8 @@ import torch
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DenseResourceAttr, ModuleOp
 
 import hopc
-from hopc.backend import interpreter_hop
 from hopc.backend.interpreter import run_module
+from hopc.backend.interpreters import hop as interpreter_hop
 from hopc.backend.runtime import entry_values
 from hopc.backend.runtime.plan import plan_function
 from hopc.dialects import hop
@@ -283,7 +283,7 @@ def _returning_constant() -> ModuleOp:
 
 def test_constant_is_converted_once_per_holder_not_per_call(monkeypatch):
     """A planned function converts its constant once and keeps it; the interpreter shares a
-    conversion some code holds (Note [converted constants] in hopc.backend.interpreter_hop)."""
+    conversion some code holds (Note [converted constants] in hopc.backend.interpreters.hop)."""
     conversions = []
     monkeypatch.setattr(interpreter_hop, "constant_tensor",
                         lambda op: conversions.append(op) or constant_tensor(op))

@@ -3,7 +3,7 @@
 bench/real_models.py times this model's training step against eager (issue 23). Its
 ``Conv1D`` projections are ``addmm`` over views of 3-d activations, its attention splits
 and merges heads through transposes, and its backward writes the merged heads into
-reused buffers (Note [copying views into buffers] in ``hopc.backend.host.ops_aten``):
+reused buffers (Note [copying views into buffers] in ``hopc.backend.host.lowerings.aten``):
 every loss and every gradient here equals eager's to the bit. Nothing is downloaded.
 """
 
