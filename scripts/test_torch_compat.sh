@@ -74,6 +74,11 @@
 # - Runs of 2026-11-28, before the slice, lit and packaging changes above: pytest in full, 27
 #   failed and 4843 passed, each failure one of the differences above; lit in full (at f9fd313),
 #   118 of 120 passed, and the other two (locations.py, the slice) now pass or are unsupported.
+# - test_symbolic_rounding_ops.py, round(f) of a float read: Dynamo 2.11 itself fails ("type Proxy
+#   doesn't define __round__ method"), with backend="eager" too; hopc reports it located. The
+#   round cases skip where torch's own Dynamo cannot trace the program (a probe, not a version).
+# - Full pytest run of 2026-11-28 at deea6ee (after every change above): 36 failed, 5233 passed;
+#   25 are the differences listed here, the other 11 the round cases, which now skip.
 # - With numpy >= 2.4, Triton 3.6's interpreter fails `range()` over a runtime int (12
 #   reduction tests); hence the numpy pin below. The device machine has numpy 2.5.
 set -euo pipefail

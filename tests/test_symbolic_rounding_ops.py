@@ -11,6 +11,7 @@ training, at several sizes, compiled once where ``aot_eager`` compiles once.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import pytest
@@ -140,6 +141,27 @@ def _outputs(run, grad: bool, rows: int, read: int) -> list[torch.Tensor]:
         return [loss, *torch.autograd.grad(loss, x)] if grad else [loss]
 
 
+@functools.cache
+def _dynamo_traces_round() -> bool:
+    """Whether this torch's Dynamo traces ``round`` of a float read at all (torch 2.11's fails,
+    for aot_eager too: "type Proxy doesn't define __round__ method")."""
+    torch._dynamo.reset()
+    try:
+        with torch._dynamo.config.patch(capture_scalar_outputs=True):
+            torch.compile(_rounded_read_float, backend="eager", fullgraph=True)(torch.ones(4, 3),
+                                                                                 torch.tensor(5))
+    except Exception:
+        return False
+    finally:
+        torch._dynamo.reset()
+    return True
+
+
+def _skip_where_torch_cannot_trace(name: str) -> None:
+    if name == "round" and not _dynamo_traces_round():
+        pytest.skip("this torch's Dynamo cannot trace round() of a float read (torch's, not hopc's)")
+
+
 def _graphs_compiled(run, grad: bool) -> int:
     """How many graphs Dynamo compiles for ``run`` over ``_SIZES``."""
     torch._dynamo.reset()
@@ -153,6 +175,7 @@ def _graphs_compiled(run, grad: bool) -> int:
 @pytest.mark.parametrize("executor", CPU_EXECUTORS)
 @pytest.mark.parametrize("name", _PROGRAMS)
 def test_roundings_agree_with_eager(name, executor, grad):
+    _skip_where_torch_cannot_trace(name)
     program = _PROGRAMS[name]
     compiled = hopc.compile(program, executor=executor, dynamic=True)
     for rows, read in _SIZES:
@@ -163,6 +186,7 @@ def test_roundings_agree_with_eager(name, executor, grad):
 
 @pytest.mark.parametrize("name", _PROGRAMS)
 def test_no_recompile_per_size_where_aot_eager_has_none(name):
+    _skip_where_torch_cannot_trace(name)
     program = _PROGRAMS[name]
     reference = _graphs_compiled(torch.compile(program, backend="aot_eager", dynamic=True), True)
     assert _graphs_compiled(hopc.compile(program, dynamic=True), True) == reference
