@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from loss_and_gradient import loss_and_gradient
 from xdsl.dialects.builtin import f32
 
 import hopc
@@ -63,14 +64,6 @@ _INPUTS = [-_ROWS.abs() - 0.1, _ROWS, _ROWS.abs() + 0.1]
 """Counting no rows, some, every row."""
 
 
-def _outputs(run, grad: bool, x: torch.Tensor, *arguments: object) -> list[torch.Tensor]:
-    """The loss of ``run(x, *arguments)`` and, when ``grad``, the gradient of ``x``."""
-    with torch.set_grad_enabled(grad):
-        x = x.clone().requires_grad_(grad)
-        loss = run(x, *arguments)
-        return [loss, *torch.autograd.grad(loss, x)] if grad else [loss]
-
-
 @pytest.fixture(autouse=True)
 def _scalar_capture():
     with torch._dynamo.config.patch(capture_scalar_outputs=True):
@@ -90,7 +83,7 @@ def test_like_eager(program, executor, grad):
     torch._dynamo.reset()
     compiled = hopc.compile(_PROGRAMS[program], dynamic=True, executor=executor)
     for x in _INPUTS:
-        torch.testing.assert_close(_outputs(compiled, grad, x), _outputs(_PROGRAMS[program], grad, x))
+        torch.testing.assert_close(loss_and_gradient(compiled, grad, x), loss_and_gradient(_PROGRAMS[program], grad, x))
 
 
 _SLICE = """
@@ -156,7 +149,7 @@ def test_a_declared_size_no_fact_decides_is_eagers_or_a_located_error(executor):
         return total
 
     for k in (0, 3, 6):
-        torch.testing.assert_close(_outputs(loss, True, _ROWS, k), _outputs(_first_rows_summed, True, _ROWS, k))
+        torch.testing.assert_close(loss_and_gradient(loss, True, _ROWS, k), loss_and_gradient(_first_rows_summed, True, _ROWS, k))
     with pytest.raises(HopcError) as error:
-        _outputs(loss, True, _ROWS, 9)
+        loss_and_gradient(loss, True, _ROWS, 9)
     assert error.value.location is not None and error.value.location.line == 6

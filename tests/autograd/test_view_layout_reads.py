@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from loss_and_gradient import loss_and_gradient
 
 import hopc
 from hopc.backend.runtime.executors import CPU_EXECUTORS
@@ -53,14 +54,6 @@ _INPUTS = [-_ROWS.abs() - 0.1, _ROWS, _ROWS.abs() + 0.1]
 """Counting no rows, some, every row."""
 
 
-def _outputs(run, grad: bool, x: torch.Tensor) -> list[torch.Tensor]:
-    """The loss of ``run(x)`` and, when ``grad``, the gradient of ``x``."""
-    with torch.set_grad_enabled(grad):
-        x = x.clone().requires_grad_(grad)
-        loss = run(x)
-        return [loss, *torch.autograd.grad(loss, x)] if grad else [loss]
-
-
 @pytest.fixture(autouse=True)
 def _scalar_capture():
     with torch._dynamo.config.patch(capture_scalar_outputs=True):
@@ -84,7 +77,7 @@ def test_like_eager(program, executor, grad):
     torch._dynamo.reset()
     compiled = hopc.compile(_PROGRAMS[program], dynamic=True, executor=executor)
     for x in _INPUTS:
-        torch.testing.assert_close(_outputs(compiled, grad, x), _outputs(_PROGRAMS[program], grad, x))
+        torch.testing.assert_close(loss_and_gradient(compiled, grad, x), loss_and_gradient(_PROGRAMS[program], grad, x))
 
 
 def test_an_offset_only_the_read_knows_is_a_located_error():
