@@ -29,7 +29,8 @@ class SymRoundingOp(IRDLOperation):
 
     Invariant: the result is an integer whose expression is the call
     ``CALL`` of the expression language on the operand's expression
-    (compared in canonical form); ``FUNCTION`` computes it on a Python number.
+    (compared in canonical form); ``OPERATOR`` computes it on a Python number
+    (Note [one operator per sym op] in ``hopc.dialects.hop_sym_binary``).
     """
 
     operand = operand_def(SymIntType | SymFloatType | SymBoolType)  # the verifier names a wrong kind
@@ -39,7 +40,7 @@ class SymRoundingOp(IRDLOperation):
     CALL: ClassVar[str]
     """The rounding call of the language (``ROUNDING_CALLS`` in ``hopc.ir.symbolic_rounding``)."""
 
-    FUNCTION: ClassVar[Callable[[int | float], int]]
+    OPERATOR: ClassVar[Callable[[int | float], int]]
     """What eager Python computes."""
 
     @classmethod
@@ -78,7 +79,7 @@ class SymFloorOp(SymRoundingOp):
 
     name = "hop.sym_floor"
     CALL: ClassVar[str] = "floor"
-    FUNCTION = staticmethod(math.floor)
+    OPERATOR = staticmethod(math.floor)
 
 
 @irdl_op_definition
@@ -91,7 +92,7 @@ class SymCeilOp(SymRoundingOp):
 
     name = "hop.sym_ceil"
     CALL: ClassVar[str] = "ceil"
-    FUNCTION = staticmethod(math.ceil)
+    OPERATOR = staticmethod(math.ceil)
 
 
 @irdl_op_definition
@@ -104,7 +105,7 @@ class SymTruncOp(SymRoundingOp):
 
     name = "hop.sym_trunc"
     CALL: ClassVar[str] = "trunc"
-    FUNCTION = staticmethod(math.trunc)
+    OPERATOR = staticmethod(math.trunc)
 
 
 @irdl_op_definition
@@ -119,7 +120,7 @@ class SymRoundOp(SymRoundingOp):
 
     name = "hop.sym_round"
     CALL: ClassVar[str] = "round"
-    FUNCTION = staticmethod(round)
+    OPERATOR = staticmethod(round)
 
 
 SYM_ROUNDING_OPS = (SymFloorOp, SymCeilOp, SymTruncOp, SymRoundOp)

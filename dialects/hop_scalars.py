@@ -19,9 +19,10 @@ re-exports them.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
@@ -85,6 +86,10 @@ class _TypedByOperand:
     """A unary op whose result type is ``expected_type`` of its operand's type: built so,
     verified so (the op is undefined where ``expected_type`` raises)."""
 
+    OPERATOR: ClassVar[Callable[[Any], Any]]
+    """The operation on a Python number, as eager computes it (Note [one operator per sym op]
+    in ``hopc.dialects.hop_sym_binary``)."""
+
     def __init__(self, operand: SSAValue):
         super().__init__(operands=[operand], result_types=[self.expected_type(operand.type)])
 
@@ -104,7 +109,7 @@ class _TypedByOperand:
 class _SymUnaryFloatOp(_TypedByOperand, IRDLOperation):
     """``%r = hop.sym_<op> %a : !hop.symint<A> -> !hop.symfloat<op(A)>``.
 
-    Invariant: the result type's expression is ``FUNCTION`` applied to the
+    Invariant: the result type's expression is ``SYMBOLIC_FUNCTION`` applied to the
     operand's expression (compared in canonical form).
     """
 
@@ -112,7 +117,7 @@ class _SymUnaryFloatOp(_TypedByOperand, IRDLOperation):
     result = result_def(SymFloatType)
     traits = traits_def(Pure(), HopCanonicalizationPatterns())
     assembly_format = "$operand attr-dict `:` type($operand) `->` type($result)"
-    FUNCTION: ClassVar[str]
+    SYMBOLIC_FUNCTION: ClassVar[str]
     """The name of the function in ``hopc.ir.symbolic_float`` the op applies."""
 
     @classmethod
@@ -120,7 +125,7 @@ class _SymUnaryFloatOp(_TypedByOperand, IRDLOperation):
         assert isinstance(operand, SymIntType | SymFloatType)
         from hopc.ir import symbolic, symbolic_float, symbolic_print
 
-        function = getattr(symbolic_float, cls.FUNCTION)
+        function = getattr(symbolic_float, cls.SYMBOLIC_FUNCTION)
         return SymFloatType(symbolic_print.print_expr(function(symbolic.parse_expr(str(operand.value)))))
 
 
@@ -134,7 +139,8 @@ class SymFloatOp(_SymUnaryFloatOp):
     """
 
     name = "hop.sym_float"
-    FUNCTION: ClassVar[str] = "ToFloat"
+    SYMBOLIC_FUNCTION: ClassVar[str] = "ToFloat"
+    OPERATOR = staticmethod(float)
 
 
 @irdl_op_definition
@@ -148,7 +154,8 @@ class SymSqrtOp(_SymUnaryFloatOp):
     """
 
     name = "hop.sym_sqrt"
-    FUNCTION: ClassVar[str] = "Sqrt"
+    SYMBOLIC_FUNCTION: ClassVar[str] = "Sqrt"
+    OPERATOR = staticmethod(math.sqrt)
 
 
 @irdl_op_definition
@@ -244,6 +251,7 @@ class SymNegOp(_SymUnaryOp):
     KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymIntType, SymFloatType)
 
     APPLY = staticmethod(operator.neg)
+    OPERATOR = staticmethod(operator.neg)
 
 
 @irdl_op_definition
@@ -261,6 +269,7 @@ class SymAbsOp(_SymUnaryOp):
     KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymIntType, SymFloatType)
 
     APPLY = staticmethod(lambda operand: _sympy().Max(operand, -operand))
+    OPERATOR = staticmethod(abs)
 
 
 @irdl_op_definition
@@ -277,6 +286,7 @@ class SymNotOp(_SymUnaryOp):
     KINDS: ClassVar[tuple[type[Attribute], ...]] = (SymBoolType,)
 
     APPLY = staticmethod(lambda operand: _sympy().Not(operand))
+    OPERATOR = staticmethod(operator.not_)
 
 
 class _SymLogicalOp(SymBinaryOp):
@@ -345,6 +355,9 @@ class SymOrOp(_SymLogicalOp):
 
 SYM_UNARY_OPS = (SymNegOp, SymAbsOp, SymNotOp)
 SYM_LOGICAL_OPS = (SymAndOp, SymOrOp)
+SYM_ONE_OPERAND_OPS = (SymFloatOp, SymSqrtOp, *SYM_UNARY_OPS, *SYM_ROUNDING_OPS)
+"""Every ``hop.sym_*`` op of one operand: each computes its Python ``OPERATOR`` (Note [one
+operator per sym op] in ``hopc.dialects.hop_sym_binary``)."""
 SYM_SCALAR_OPS = (SymFloatOp, SymTrueDivOp, SymSqrtOp, SymPowOp, SymIteOp, *SYM_UNARY_OPS,
                   *SYM_LOGICAL_OPS, *SYM_ROUNDING_OPS)
 

@@ -95,12 +95,14 @@ class SymBinaryOp(IRDLOperation):
 
 # Note [one operator per sym op]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# What a binary ``hop.sym_*`` op computes on numbers is written once, as its
-# ``OPERATOR``: the reference interpreter and the planned executor call it,
+# What a ``hop.sym_*`` op computes on numbers is written once, as its
+# ``OPERATOR`` (binary ops here and in ``hop_scalars``; the ops of one operand,
+# ``SYM_ONE_OPERAND_OPS`` of ``hop_scalars``, too): the reference interpreter
+# and the planned executor call it,
 # ``simple_arithmetic`` computes it on integers, the frontend maps a traced
 # call of it to the op (``SYMBOLIC_OPERATIONS``, which adds torch's own
 # spellings: ``torch.sym_max``, ``**``), and generated host code spells it
-# with its Python infix operator where it has one (no call per op), else calls
+# with its Python operator where it has one (no call per op), else calls
 # it. A new op is one class (here or in ``hop_scalars``); no table elsewhere
 # lists it (``tests/test_hop_completeness.py``).
 

@@ -63,7 +63,7 @@ def test_a_rounding_of_an_integer_is_the_integer():
 def test_each_op_computes_the_python_function():
     functions = {SymFloorOp: math.floor, SymCeilOp: math.ceil, SymTruncOp: math.trunc, SymRoundOp: round}
     for op_class in SYM_ROUNDING_OPS:
-        assert [op_class.FUNCTION(v) for v in _VALUES] == [functions[op_class](v) for v in _VALUES]
+        assert [op_class.OPERATOR(v) for v in _VALUES] == [functions[op_class](v) for v in _VALUES]
 
 
 def test_the_builders_infer_an_integer():

@@ -28,29 +28,17 @@ conversion: each read converts where no prepared code holds one.
 
 from __future__ import annotations
 
-import math
-import operator
 import weakref
-from collections.abc import Callable
 
 import torch
 from xdsl.ir import Attribute, Operation
 
 from hopc.backend.interpreter import INTERPRETER_RULES, Frame, interpreter_error
 from hopc.dialects import hop
-from hopc.dialects.hop_rounding import SYM_ROUNDING_OPS
+from hopc.dialects.hop_scalars import SYM_ONE_OPERAND_OPS
 from hopc.ir.types import SymFloatType
 from hopc.torch_bridge.tensor_constants import constant_tensor
 from hopc.torch_bridge.torch_values import evaluate_dim
-
-_SYM_UNARY_FUNCTIONS: dict[type[Operation], Callable[[int | float], float]] = {
-    hop.SymFloatOp: float, hop.SymSqrtOp: math.sqrt,
-    hop.SymNegOp: operator.neg, hop.SymAbsOp: abs, hop.SymNotOp: operator.not_,
-    **{op: op.FUNCTION for op in SYM_ROUNDING_OPS},
-}
-"""What ``sym_float(n)``, ``math.sqrt(n)``, ``-n``, ``abs(n)``, ``not c`` and the roundings
-(``math.floor(f)``, ``math.ceil``, ``math.trunc``, ``round``) compute in eager."""
-
 
 _CONVERTED: weakref.WeakKeyDictionary[hop.ConstantOp, tuple[Attribute, weakref.ref[torch.Tensor]]] = \
     weakref.WeakKeyDictionary()
@@ -98,9 +86,10 @@ def run_sym_binary(op: hop.SymBinaryOp, frame: Frame) -> list[object]:
     return [op.OPERATOR(frame.values[op.lhs], frame.values[op.rhs])]
 
 
-@INTERPRETER_RULES.register(*_SYM_UNARY_FUNCTIONS)
+@INTERPRETER_RULES.register(*SYM_ONE_OPERAND_OPS)
 def run_sym_unary(op: Operation, frame: Frame) -> list[object]:
-    return [_SYM_UNARY_FUNCTIONS[type(op)](frame.values[op.operand])]
+    """What the op's ``OPERATOR`` computes in eager (Note [one operator per sym op])."""
+    return [op.OPERATOR(frame.values[op.operand])]
 
 
 @INTERPRETER_RULES.register(hop.SymIteOp)

@@ -15,7 +15,6 @@ The HOPs are lowered by their rules in ``hopc.backend.hops``.
 from __future__ import annotations
 
 import functools
-import math
 import operator
 from collections import ChainMap
 from collections.abc import Callable
@@ -29,7 +28,7 @@ from hopc.backend.interpreter import INTERPRETER_RULES, Frame, interpreter_error
 from hopc.backend.interpreters.hop import constant_value
 from hopc.dialects import hop
 from hopc.dialects.hop_rng import GetRngStateOp, SetRngStateOp
-from hopc.dialects.hop_rounding import SYM_ROUNDING_OPS
+from hopc.dialects.hop_scalars import SYM_ONE_OPERAND_OPS
 from hopc.dialects.kernel import AllocOp
 from hopc.dialects.profiler import RecordFunctionEnterOp, RecordFunctionExitOp
 from hopc.ir.types import SymFloatType
@@ -78,24 +77,20 @@ def lower_sym_binary(builder: HostBuilder, op: hop.SymBinaryOp) -> None:
     builder.emit(f"{builder.define(op.result)} = {text}")
 
 
-_SYM_UNARY_SOURCES: dict[type[Operation], str] = {
-    hop.SymFloatOp: "float({})", hop.SymNegOp: "(-{})", hop.SymAbsOp: "abs({})",
-    hop.SymNotOp: "(not {})",
+_PREFIX: dict[Callable[[Any], Any], str] = {
+    float: "float({})", operator.neg: "(-{})", abs: "abs({})", operator.not_: "(not {})",
 }
-"""Python's own functions and operators, as ``_SYM_UNARY_FUNCTIONS`` in ``hopc.backend.interpreters.hop``."""
-
-_SYM_UNARY_CALLS: dict[type[Operation], Callable[[int | float], int | float]] = {
-    hop.SymSqrtOp: math.sqrt, **{op: op.FUNCTION for op in SYM_ROUNDING_OPS},
-}
-"""The unary ops that call a function of ``math`` (or ``round``), bound in the namespace."""
+"""Python's spelling of a one-operand ``OPERATOR`` that is a builtin or an operator; the others
+(``math.sqrt``, the roundings) are called, bound in the namespace."""
 
 
-@HOST_LOWERINGS.register(*_SYM_UNARY_SOURCES, *_SYM_UNARY_CALLS)
+@HOST_LOWERINGS.register(*SYM_ONE_OPERAND_OPS)
 def lower_sym_unary(builder: HostBuilder, op: Operation) -> None:
+    """The op's ``OPERATOR`` (Note [one operator per sym op]), spelled as Python would where it can."""
     operand = builder.local(op.operand)
-    function = _SYM_UNARY_CALLS.get(type(op))
-    text = f"{builder.bind(function, FUNCTION)}({operand})" if function is not None \
-        else _SYM_UNARY_SOURCES[type(op)].format(operand)
+    spelling = _PREFIX.get(op.OPERATOR)
+    text = spelling.format(operand) if spelling is not None \
+        else f"{builder.bind(op.OPERATOR, FUNCTION)}({operand})"
     builder.emit(f"{builder.define(op.result)} = {text}")
 
 
