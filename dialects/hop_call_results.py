@@ -13,12 +13,11 @@ Note [call result symbols]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~
 A size that a body defines (``nonzero``'s ``u8``, ``hop.item``'s ``u0``) is
 fresh at each run of the body: two calls of one ``hop.subgraph`` (two calls
-of a ``nested_compile_region``, a checkpoint's forward and its recompute)
-may give two sizes. So where a body yields such a symbol as a whole
-dimension (or as a ``!hop.symint``), the result of the op that runs it
-(``hop.invoke_subgraph``, ``hop.wrap``, ``hop.checkpoint``) names it by a
-symbol of its own, which no operand mentions, as Dynamo gives each
-``invoke_subgraph`` call's outputs new unbacked symbols:
+of a ``nested_compile_region``) may give two sizes. So where a body yields
+such a symbol as a whole dimension (or as a ``!hop.symint``), the result of
+the op that runs it (``hop.invoke_subgraph``, ``hop.wrap``,
+``hop.checkpoint``) names it by a symbol of its own, which no operand
+mentions, as Dynamo gives each call's outputs new unbacked symbols:
 
     hop.subgraph @f { ... %i = aten.nonzero(%a) : ... -> !hop.tensor<[u8, 1], i64>
                       hop.yield %i : !hop.tensor<[u8, 1], i64> }
@@ -41,15 +40,17 @@ A size the body defines that its results have only inside an expression
 (``torch.cat([y, y, y, y])`` of a mask-picked ``y``: ``[4*u8]``) has no
 result to bind a name of the call's own from, so a call may not rename it
 unless a result has it as a whole dimension or as a ``!hop.symint``: the
-verifier names it otherwise. The frontend supplies that result. Where
-a ``nested_compile_region``'s body returns such a size, the body yields
-after its results one ``!hop.symint`` per such size: the result that
-defines it, or its ``hop.sym_size`` (``sizes_only_inside_expressions``,
-``defining_results``). Each call gets one more result per size, typed with
-the call's own name for it. That name comes from solving each dimension of
-Dynamo's result types that has the size as its only unnamed symbol (sympy,
-``call_names``). The solution must be unique, one symbol, and the same in
-every dimension; otherwise the import is a located error:
+verifier names it otherwise. The frontend supplies that result
+(``hopc.fx_import.hops.shared``). Where the body of a ``nested_compile_region``,
+a ``checkpoint`` or a ``wrap`` returns such a size, the body yields after its
+results one ``!hop.symint`` per such size: the result that defines it, or
+its ``hop.sym_size`` (``sizes_only_inside_expressions``,
+``defining_results``). Each call (each ``hop.wrap``, ``hop.checkpoint``)
+gets one more result per size, typed with the call's own name for it. That
+name comes from solving each dimension of Dynamo's result types that has the
+size as its only unnamed symbol (sympy, ``call_names``). The solution must be
+unique, one symbol, and the same in every dimension; otherwise the import is
+a located error:
 
     hop.subgraph @f { ... %c = aten.cat(...) : ... -> !hop.tensor<[4*u8], f32>
                       %n = hop.sym_size %y[0] : !hop.tensor<[u8], f32> -> !hop.symint<u8>
@@ -61,7 +62,16 @@ been returned. It is none of the FX node's outputs (``operator.getitem``
 picks those by index, and the extra results come last). It stays while
 ``[4*u9]`` is used (Note [kept results need their binders] in
 ``hopc.passes.dce``). Autograd's forward call yields it like any other
-result (``hopc.passes.autograd.hops.outlining.call``).
+result (``hopc.passes.autograd.hops.outlining.call``), and so does a
+forward ``hop.wrap`` (``hopc.passes.autograd.hops.wrap``).
+
+A checkpoint's recompute in the backward runs the code its forward ran on
+the same operands, so its results name the sizes as the forward's do (Note
+[checkpoint recompute] in ``hopc.passes.autograd.hops.checkpoint``): the
+backward binds ``u9`` again there. The backward of an op after the
+checkpoint (``sum``'s expand to ``[4*u9]``) uses ``u9`` before that, so the
+partitioner saves the forward's ``u9`` for it (``_unbound_symbols`` in
+``hopc.passes.autograd.partition``).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@
     module_import.py    the module: symbols, globals, subgraphs, entry function
     errors.py           located errors about the user's program
     compile.py          hopc.compile
+    compile_session.py  hopc's compiles hidden from other threads' Dynamo entry (Note [compile session across threads])
     dynamo_backend.py   torch.compile(backend="hopc")
 
 The FX importer that capture uses is ``hopc.fx_import``'s.

@@ -53,6 +53,7 @@ import torch._dynamo.guards
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.driver import CompileOptions, FrameReports, compile_module, compile_options
+from hopc.frontend.compile_session import compile_session
 from hopc.frontend.dynamo_backend import hopc_backend
 from hopc.frontend.dynamo_capture import KEEP_SINGLE_USE_SUBGRAPHS
 from hopc.frontend.eager_fallback import EagerFallbacks
@@ -124,10 +125,13 @@ def _settings_while_compiling(callback: Callable, fallbacks: EagerFallbacks) -> 
     ``torch.compile`` calls never see them. The wrapper names the callback as
     its ``_torchdynamo_orig_backend``, as Dynamo's own wrappers do
     (``_create_delayed_compile_callback``), so Dynamo's cache sees one backend.
+    The callback runs as a compile session, so that the compile's traces do
+    not fail other threads' compiled calls (Note [compile session across
+    threads] in ``hopc.frontend.compile_session``).
     """
 
     def compile_frame(*args: object, **kwargs: object) -> object:
-        with dynamo_settings(), fallbacks.watching():
+        with compile_session(), dynamo_settings(), fallbacks.watching():
             return callback(*args, **kwargs)
 
     compile_frame._torchdynamo_orig_backend = callback  # type: ignore[attr-defined]
@@ -290,6 +294,7 @@ def compile_program(program: Callable | ModuleOp, options: CompileOptions | None
     except HopcError as problem:
         raise HopcError(problem.message, user_location(traceback.extract_stack())) from None
     if isinstance(program, ModuleOp):
-        return compile_module(program, chosen)
+        with compile_session():  # Note [compile session across threads]
+            return compile_module(program, chosen)
     compiled = CompiledModule if isinstance(program, torch.nn.Module) else CompiledProgram
     return compiled(program, chosen)

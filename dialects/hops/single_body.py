@@ -48,7 +48,8 @@ class SingleBodyInterface(HopRegionInterface):
 class _SingleBodyHop(IRDLOperation):
     """A HOP with one body called once on its operands; its results are the yields, but each
     size the body defines takes a name of its own (Note [call result symbols] in
-    ``hopc.dialects.hop_call_results``)."""
+    ``hopc.dialects.hop_call_results``): a size its results have only inside expressions
+    (``[4*u0]``) is yielded after them as a ``!hop.symint`` too, which a result of its own binds."""
 
     inputs = var_operand_def()
     outputs = var_result_def()

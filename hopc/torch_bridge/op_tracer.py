@@ -48,9 +48,10 @@ what a guard would decide by assuming, and records the assumption as a
 deferred runtime assertion instead (``[u0] + [u1]`` is ``[u0]`` under
 ``Eq(u0, u1)``, where eager would broadcast a size of 1). The IR a trace
 gives has no place for it, so a trace that records one is refused like a
-guard, except those its caller made with ``FakeShapes.assume``: facts the
-module already checks at run time (the ``hop.assert`` ops of the op's block,
-a tangent's sizes, which are its result's).
+guard, except facts the module checks at run time, which its caller passes
+to ``FakeShapes.assume``: the ``hop.assert`` ops of the op's block (copies of
+a subgraph caller's too: Note [assertions a caller checks] in
+``hopc.passes.autograd.hops.caller_assertions``), a tangent's sizes.
 
 Note [frame guards]
 ~~~~~~~~~~~~~~~~~~~

@@ -19,10 +19,13 @@ traced as its view (Note [data-dependent view copies] in
 ``hopc.torch_bridge.op_tracer``), the conditions of the ``hop.assert`` ops of the op's block
 that mention only its symbols, one of them unbacked (``0 <= u1 <= s0``, a
 user's ``torch._check(k <= x.size(0))``), which Dynamo recorded while
-tracing the forward. An assertion on an unbacked symbol is a deferred
-runtime assert in the ShapeEnv, never a guard, and its block checks it each
-time it runs, before any backward; PyTorch's own reasoning then takes the
-paths that hold for every value (a fresh size, named as the tangent's).
+tracing the forward (in a subgraph's body, also those a call's caller asserts
+of its operands, copied there: Note [assertions a caller checks] in
+``hopc.passes.autograd.hops.caller_assertions``). An assertion on an unbacked
+symbol is a deferred runtime assert in the ShapeEnv, never a guard, and its
+block checks it each time it runs, before any backward; PyTorch's own
+reasoning then takes the paths that hold for every value (a fresh size, named
+as the tangent's).
 The assertions on a size the op itself defines (the slice's ``[u1]``,
 asserted ``Eq(u1, s0)`` where a broadcast learned it: Note [reads the trace
 learned about] in ``hopc.fx_import.shape_symbols``) are not told: they hold

@@ -224,18 +224,21 @@ def _recomputed(forward_ops: Sequence[Operation], saved: Sequence[SSAValue],
 
 def _unbound_symbols(ops: Sequence[Operation], arguments: Sequence[SSAValue]) -> list[str]:
     """Symbols that ``ops`` (at any depth) or the types of ``arguments`` mention and neither
-    ``arguments`` nor ``ops`` bind.
+    ``arguments`` nor an op of ``ops`` at or before the mention binds.
 
     An argument's type can mention a symbol it does not bind: a saved predicate
-    ``!hop.symbool<Gt(u0, 2)>`` of a cond needs ``u0`` bound too. What an op binds: ``_bound_by``.
+    ``!hop.symbool<Gt(u0, 2)>`` of a cond needs ``u0`` bound too. A symbol an op binds again after
+    an earlier mention is unbound there: a checkpoint's recompute binds the forward's sizes again
+    (Note [checkpoint recompute] in ``hopc.passes.autograd.hops.checkpoint``), after the
+    backward of a later op has used them. What an op binds: ``_bound_by``.
     """
     bound = set(parameters([a.type for a in arguments]))
-    mentioned = dict.fromkeys(s for a in arguments for s in symbols_of_attribute(a.type))
+    unbound = dict.fromkeys(s for a in arguments for s in symbols_of_attribute(a.type) if s not in bound)
     for op in ops:
         bound |= _bound_by(op)
         for nested in op.walk():
-            mentioned.update(dict.fromkeys(symbols_mentioned_by(nested)))
-    return [s for s in mentioned if s not in bound]
+            unbound.update(dict.fromkeys(s for s in symbols_mentioned_by(nested) if s not in bound))
+    return list(unbound)
 
 
 def _bound_by(op: Operation) -> set[str]:

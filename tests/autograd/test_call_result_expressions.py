@@ -9,12 +9,17 @@ binds it (Note [call result symbols] in
 ``hopc.dialects.hop_call_results``). Either way the program trains like eager.
 Where the call's types name the size by no single symbol (``[u1*u1]``, whose
 root sympy does not take as unique), the call is a located error that names it.
+The same body in a ``checkpoint`` (``hop.checkpoint``, whose recompute in the
+backward binds the forward's sizes again) or a ``wrap`` (``hop.wrap``) runs as
+the plain call of its body does.
 """
 
 from __future__ import annotations
 
 import pytest
 import torch
+from torch._higher_order_ops.wrap import wrap
+from torch.utils.checkpoint import checkpoint
 
 import hopc
 from hopc.backend.runtime.executors import CPU_EXECUTORS
@@ -41,10 +46,12 @@ def _program(x):
     return four.sin().sum() + other_four.pow(2).sum() + picked.sum() * other_picked.cos().sum()
 
 
-@torch.compiler.nested_compile_region
-def _squared(x, w):
+def _outer_square(x, w):
     y = (x * w)[x * w > 0]
     return torch.outer(y, y).reshape(-1)
+
+
+_squared = torch.compiler.nested_compile_region(_outer_square)
 
 
 def _four_times_only(x):
@@ -64,6 +71,43 @@ def _nested_four_times_only(x):
 
 def _squared_only(x):
     return _squared(x, _WEIGHT).sin().sum()
+
+
+def _sine_of_four_times(x, w):
+    y = (x * w)[x * w > 0]
+    return torch.cat([y, y, y, y]).sin()
+
+
+def _called(x):
+    """The plain program of ``_checkpointed`` and ``_wrapped``: the size of the first result
+    only reaches the backward through ``sum``'s, before the recompute binds it again."""
+    return _sine_of_four_times(x, _WEIGHT).sum() + _sine_of_four_times(x[1:] * 2, _WEIGHT).pow(2).sum()
+
+
+def _checkpointed(x):
+    return (checkpoint(_sine_of_four_times, x, _WEIGHT, use_reentrant=False).sum()
+            + checkpoint(_sine_of_four_times, x[1:] * 2, _WEIGHT, use_reentrant=False).pow(2).sum())
+
+
+def _wrapped(x):
+    return wrap(_sine_of_four_times, x, _WEIGHT).sum() + wrap(_sine_of_four_times, x[1:] * 2, _WEIGHT).pow(2).sum()
+
+
+def _picked(x, w):
+    return (x * w)[x * w > 0]
+
+
+def _checkpointed_picked(x):
+    """The checkpoint's ``[u]`` reaches the backward only through ``sum``'s, as in ``_checkpointed``."""
+    return checkpoint(_picked, x, _WEIGHT, use_reentrant=False).sum()
+
+
+def _checkpointed_square(x):
+    return checkpoint(_outer_square, x, _WEIGHT, use_reentrant=False).sin().sum()
+
+
+def _wrapped_square(x):
+    return wrap(_outer_square, x, _WEIGHT).sin().sum()
 
 
 _ROWS = torch.randn(5, 4, generator=torch.Generator().manual_seed(2))
@@ -112,3 +156,36 @@ def test_a_size_no_single_symbol_names_is_a_located_error():
         compiled(_ROWS)
     assert error.value.location is not None
     assert error.value.location.line == _squared_only.__code__.co_firstlineno + 1
+
+
+@pytest.mark.parametrize("program", [_checkpointed, _wrapped], ids=["checkpoint", "wrap"])
+@pytest.mark.parametrize("grad", [True, False], ids=["grad", "no_grad"])
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
+def test_a_single_body_names_a_size_only_inside_an_expression_by_a_size_result(executor, grad, program):
+    torch._dynamo.reset()
+    compiled = hopc.compile(program, dynamic=True, fullgraph=True, executor=executor)
+    for x in _PICKED_COUNTS_WITH_NONE:
+        expected = _outputs(_called, grad, x)
+        torch.testing.assert_close(_outputs(program, grad, x), expected)
+        torch.testing.assert_close(_outputs(compiled, grad, x), expected)
+
+
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
+def test_a_size_the_checkpoint_recompute_binds_again_is_saved_for_an_earlier_use(executor):
+    torch._dynamo.reset()
+    compiled = hopc.compile(_checkpointed_picked, dynamic=True, fullgraph=True, executor=executor)
+    for x in _PICKED_COUNTS_WITH_NONE:
+        expected = _outputs(lambda a: _picked(a, _WEIGHT).sum(), True, x)
+        torch.testing.assert_close(_outputs(compiled, True, x), expected)
+
+
+@pytest.mark.parametrize(("program", "kind"), [(_checkpointed_square, "checkpoint"), (_wrapped_square, "wrap")],
+                         ids=["checkpoint", "wrap"])
+def test_a_single_body_size_no_single_symbol_names_is_a_located_error(program, kind):
+    torch._dynamo.reset()
+    compiled = hopc.compile(program, dynamic=True, executor="interpreter")
+    with pytest.raises(HopcError, match=rf"a {kind} whose body defines (u\d+) and returns it only inside "
+                                        r"expressions: the call's result has u\d+\*u\d+ for \1\*\1") as error:
+        compiled(_ROWS)
+    assert error.value.location is not None
+    assert error.value.location.line == program.__code__.co_firstlineno + 1

@@ -28,9 +28,13 @@ trace assumed:
   (``(x * w)[:k] * w``) or a constant, which the trace replaces by it, is
   compared with it where sliced, in a ``nested_compile_region`` too: a located
   error where it differs, also where eager broadcasts a slice of one row (as
-  ``torch.compile``, hopc runs what Dynamo captured, which assumed none); a
-  region that broadcasts such a slice passed to it does not train, a located
-  error (its block cannot see its caller's assertion).
+  ``torch.compile``, hopc runs what Dynamo captured, which assumed none);
+- a region that broadcasts such a slice passed to it trains: the body its
+  derivative is traced from first asserts what the caller asserted of the
+  call's operands (Note [assertions a caller checks] in
+  ``hopc.passes.autograd.hops.caller_assertions``), and two calls of one
+  subgraph share that derivative only where both callers check it; a call whose
+  caller does not is a located error.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import torch
 
 import hopc
 from hopc.backend.runtime.executors import CPU_EXECUTORS
+from hopc.dialects import hop
 from hopc.ir.diagnostics import HopcError
 from hopc.ir.types import DTYPES, TensorType
 from hopc.passes.autograd import differentiate
@@ -252,20 +257,23 @@ _SLICE_LINE = _rows_times_weights.__code__.co_firstlineno + 1
 
 def test_eager_refuses_a_count_that_is_not_the_rows():
     for program in (_all_rows, _rows_times_weights, _rows_times_constant, _ones_times_constant, _region_slicing,
-                    _region_of_a_slice):
+                    _region_of_a_slice, _region_of_a_slice_and_of_the_rows):
         with pytest.raises(RuntimeError):
             program(_with_rows(3))
 
 
-def _check_is_eager_or_a_located_error(compiled, program, grad: bool, line: int) -> None:
-    """Eager's values where all 6 rows count; a located error where 1 or 3 do: eager raises at 3,
+def _check_is_eager_or_a_located_error(compiled, program, grad: bool, line: int, example=_with_rows,
+                                       agreeing=(6,), refused=(1, 3)) -> None:
+    """Eager's values at ``example(value)`` of each ``agreeing`` value, a located error at each
+    ``refused`` one. By default where all 6 rows count, and where 1 or 3 do: eager raises at 3,
     and at 1 checks the count or broadcasts one row where the capture assumed the rows."""
-    x = _with_rows(6)
-    torch.testing.assert_close(_outputs(compiled, grad, x), _outputs(program, grad, x))
-    for count in (1, 3):
+    for value in agreeing:
+        x = example(value)
+        torch.testing.assert_close(_outputs(compiled, grad, x), _outputs(program, grad, x))
+    for value in refused:
         with pytest.raises(HopcError, match=r"Runtime assertion failed for expression (Ge|Eq)\(u[0-9]+, ") \
                 as error:
-            _outputs(compiled, grad, _with_rows(count))
+            _outputs(compiled, grad, example(value))
         assert error.value.location is not None and error.value.location.line == line
 
 
@@ -345,21 +353,104 @@ def _region_of_a_slice(x):
     return _times_weights_region((x * _WEIGHTS)[:_rows(x)], _WEIGHTS)
 
 
+def _region_of_a_read_slice(x):
+    return _times_weights_region((x * _WEIGHTS)[:_read(x)], _WEIGHTS)
+
+
+_REGION_CALLS = {
+    "count": (_region_of_a_slice, _with_rows, (6,), (0, 1, 3)),
+    "read": (_region_of_a_read_slice, _with_read, (6, 7), (-6, -5, -1, 0, 1, 3)),
+}
+"""A program, its example maker, the values where it runs as eager, and those where it is a located
+error: a slice ``[:k]`` of all rows (6, or past the end: 7), of fewer (3, -1), of one (1, -5:
+eager broadcasts it), of none (0, -6)."""
+
+
+@pytest.mark.parametrize("grad", [True, False], ids=["grad", "no_grad"])
 @pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
-def test_a_slice_at_a_read_size_that_a_region_broadcasts_is_checked(executor):
-    """Sliced by the caller, broadcast in the region's body: checked where the caller slices."""
+@pytest.mark.parametrize("program", sorted(_REGION_CALLS))
+def test_a_slice_at_a_read_size_that_a_region_broadcasts_is_eager_or_a_located_error(program, executor, grad):
+    """Sliced by the caller, broadcast in the region's body: checked where the caller slices, and
+    trained with the caller's assertion copied into the body (Note [assertions a caller checks])."""
     torch._dynamo.reset()
-    compiled = hopc.compile(_region_of_a_slice, dynamic=True, executor=executor)
-    _check_is_eager_or_a_located_error(compiled, _region_of_a_slice, False,
-                                       _region_of_a_slice.__code__.co_firstlineno + 1)
+    function, example, agreeing, refused = _REGION_CALLS[program]
+    compiled = hopc.compile(function, dynamic=True, executor=executor)
+    _check_is_eager_or_a_located_error(compiled, function, grad, function.__code__.co_firstlineno + 1,
+                                       example, agreeing, refused)
 
 
-def test_training_a_region_that_broadcasts_a_slice_at_a_read_size_is_a_located_error():
-    """The body's derivative needs the caller's assertion, which its block does not hold."""
+def _region_of_a_slice_and_of_the_rows(x):
+    sliced = _times_weights_region((x * _WEIGHTS)[:_rows(x)], _WEIGHTS)  # Dynamo asserts the count is 6
+    return sliced + _times_weights_region(x, _WEIGHTS)  # Dynamo reuses the region's graph
+
+
+@pytest.mark.parametrize("executor", sorted(CPU_EXECUTORS))
+def test_a_region_called_where_its_caller_checks_and_where_nothing_needs_it_trains(executor):
+    """Only the first call's caller checks a count; hopc imports the region once per argument
+    types, so the second call runs a subgraph that needs no assertion."""
     torch._dynamo.reset()
-    compiled = hopc.compile(_region_of_a_slice, dynamic=True, executor="aten")
-    with pytest.raises(HopcError, match=r"its trace assumes Eq\(s[0-9]+, u[0-9]+\) of values read from data") \
+    compiled = hopc.compile(_region_of_a_slice_and_of_the_rows, dynamic=True, executor=executor)
+    _check_is_eager_or_a_located_error(compiled, _region_of_a_slice_and_of_the_rows, True,
+                                       _region_of_a_slice_and_of_the_rows.__code__.co_firstlineno + 1,
+                                       refused=(0, 1, 3))
+
+
+_TWO_CALLS = """
+hop.symbol @s0 backed [2, oo] hint 6
+hop.symbol @s1 backed [2, oo] hint 4
+hop.symbol @u0 unbacked [-oo, oo]
+hop.symbol @u1 unbacked [0, oo]
+hop.symbol @u2 unbacked [0, oo]
+hop.subgraph @region {
+^bb0(%rows: !hop.tensor<[u1, s1], f32>, %w: !hop.tensor<[s0, s1], f32>):
+  %product = aten.mul.Tensor(%rows, %w) : (!hop.tensor<[u1, s1], f32>, !hop.tensor<[s0, s1], f32>) -> !hop.tensor<[s0, s1], f32>
+  %sum = aten.sum(%product) : (!hop.tensor<[s0, s1], f32>) -> !hop.tensor<[], f32>
+  hop.yield %sum : !hop.tensor<[], f32>
+}
+func.func @forward(%x: !hop.tensor<[s0, s1], f32> {hop.requires_grad}, %w: !hop.tensor<[s0, s1], f32>, %count: !hop.tensor<[], i64>) -> !hop.tensor<[], f32> {
+  %k = hop.item %count : !hop.tensor<[], i64> -> !hop.symint<u0>
+  %rows_w = hop.sym_size %w[0] : !hop.tensor<[s0, s1], f32> -> !hop.symint<s0>
+  %a = aten.slice_copy.Tensor(%x) {start = 0 : i64, end = #hop.expr<u0>} : (!hop.tensor<[s0, s1], f32>) -> !hop.tensor<[u1, s1], f32>
+  %rows_a = hop.sym_size %a[0] : !hop.tensor<[u1, s1], f32> -> !hop.symint<u1>
+  %a_fits = hop.sym_eq %rows_a, %rows_w : !hop.symint<u1>, !hop.symint<s0> -> !hop.symbool<Eq(u1, s0)>
+  hop.assert %a_fits, "Eq(u1, s0)" : !hop.symbool<Eq(u1, s0)>
+  %p = hop.invoke_subgraph @region(%a, %w) : (!hop.tensor<[u1, s1], f32>, !hop.tensor<[s0, s1], f32>) -> !hop.tensor<[], f32>
+  %b = aten.slice_copy.Tensor(%x) {start = 0 : i64, end = #hop.expr<u0>} : (!hop.tensor<[s0, s1], f32>) -> !hop.tensor<[u2, s1], f32>
+  %rows_b = hop.sym_size %b[0] : !hop.tensor<[u2, s1], f32> -> !hop.symint<u2>
+  %b_fits = hop.sym_eq %rows_b, %rows_w : !hop.symint<u2>, !hop.symint<s0> -> !hop.symbool<Eq(u2, s0)>
+  hop.assert %b_fits, "Eq(u2, s0)" : !hop.symbool<Eq(u2, s0)>
+  %q = hop.invoke_subgraph @region(%b, %w) : (!hop.tensor<[u2, s1], f32>, !hop.tensor<[s0, s1], f32>) -> !hop.tensor<[], f32>
+  %total = aten.add.Tensor(%p, %q) : (!hop.tensor<[], f32>, !hop.tensor<[], f32>) -> !hop.tensor<[], f32>
+  func.return %total : !hop.tensor<[], f32>
+}
+"""
+"""One subgraph called at two slices ``[u1]`` and ``[u2]`` that its body broadcasts, each caller
+asserting its slice has the rows."""
+
+_UNCHECKED = {"first": '  hop.assert %a_fits, "Eq(u1, s0)" : !hop.symbool<Eq(u1, s0)>\n',
+              "second": '  hop.assert %b_fits, "Eq(u2, s0)" : !hop.symbool<Eq(u2, s0)>\n'}
+_BODY_PRODUCT_LINE = next(number for number, line in enumerate(_TWO_CALLS.splitlines(), 1)
+                          if "aten.mul.Tensor" in line)
+
+
+def test_two_calls_whose_callers_check_the_same_assertion_share_one_derivative():
+    """Each caller asserts its own slice's rows, the same condition in the body's symbols."""
+    module = hopc.parse(_TWO_CALLS)
+    differentiate(module)
+    module.verify()
+    forwards = [op for op in module.ops if isinstance(op, hop.SubgraphOp) and "forward" in op.sym_name.data]
+    assert len(forwards) == 1
+    checked = [op.condition.type.value for op in forwards[0].body.block.ops if isinstance(op, hop.AssertOp)]
+    assert checked == ["Eq(u1, s0)"]
+    callees = {op.callee.string_value() for op in module.walk() if isinstance(op, hop.InvokeSubgraphOp)}
+    assert forwards[0].sym_name.data in callees and "region" not in callees
+
+
+@pytest.mark.parametrize("unchecked", sorted(_UNCHECKED))
+def test_a_call_whose_caller_does_not_check_the_assertion_is_a_located_error(unchecked):
+    """The other call's derivative, which assumes its caller's assertion, is not shared with it."""
+    module = hopc.parse(_TWO_CALLS.replace(_UNCHECKED[unchecked], ""))
+    with pytest.raises(HopcError, match=r"the derivative of aten.mul.Tensor: its trace assumes Eq\(s0, u1\)") \
             as error:
-        _outputs(compiled, True, _with_rows(6))
-    assert error.value.location is not None
-    assert error.value.location.line == _times_weights.__code__.co_firstlineno + 1
+        differentiate(module)
+    assert error.value.location is not None and error.value.location.line == _BODY_PRODUCT_LINE

@@ -4,14 +4,18 @@ change a buffer give the results of some serial order of the calls, as eager doe
 
 from __future__ import annotations
 
+import pathlib
 import sys
 import threading
 from collections.abc import Callable
 
 import pytest
 import torch
+from torch.fx.experimental.proxy_tensor import make_fx
 
 import hopc
+from hopc.frontend.compile_session import compile_session
+from hopc.passes.autograd import derivatives
 
 EXECUTORS = ["auto", "aten", "planned", "interpreter", "triton"]
 THREADS = 2
@@ -98,6 +102,8 @@ class Chain(torch.nn.Module):
 
 @pytest.mark.parametrize("executor", EXECUTORS)
 def test_each_thread_gets_its_own_result(executor):
+    """Grad mode is per thread, so the threads call in grad mode and recompile, one while the
+    other calls (Note [compile session across threads] in ``hopc.frontend.compile_session``)."""
     torch.manual_seed(0)
     chain = Chain()
     compiled = hopc.compile(chain, executor=executor)
@@ -114,3 +120,115 @@ def test_each_thread_gets_its_own_result(executor):
 
         _in_threads(work)
     assert wrong == []
+
+
+_WAIT = 5.0
+"""Seconds a thread stopped inside a trace waits for the other thread's call (which returns in
+milliseconds), so that a failing test fails rather than hangs."""
+
+
+def _called_during_a_trace(call: Callable[[], object], trace: Callable[[Callable[[], None]], None]) -> object:
+    """``call()``, made while another thread is stopped inside a ``torch.fx`` trace: that thread
+    runs ``trace(stop)``, which traces something calling ``stop()``, and ``stop()`` waits there
+    until ``call()`` has returned. Re-raises the other thread's failure."""
+    inside, called = threading.Event(), threading.Event()
+    failures: list[BaseException] = []
+
+    def stop() -> None:
+        inside.set()
+        called.wait(_WAIT)
+
+    def run() -> None:
+        try:
+            trace(stop)
+        except BaseException as failure:  # re-raised in the test's thread
+            failures.append(failure)
+
+    tracing = threading.Thread(target=run)
+    tracing.start()
+    try:
+        assert inside.wait(_WAIT), "the other thread never reached its trace"
+        return call()
+    finally:
+        called.set()
+        tracing.join()
+        if failures:
+            raise failures[0]
+
+
+def test_a_trace_in_a_compile_session_leaves_other_threads_calls_running():
+    """Note [compile session across threads]: outside ``compile_session()`` ``make_fx`` sets
+    torch's FX-tracing flag for every thread, and the call fails, on every torch."""
+    compiled = hopc.compile(lambda x: torch.sin(x) + 1)
+    x = torch.randn(4)
+    compiled(x)
+
+    def trace(stop: Callable[[], None]) -> None:
+        def traced(t: torch.Tensor) -> torch.Tensor:
+            stop()
+            return t + 1
+
+        with compile_session():
+            make_fx(traced)(x)
+
+    assert torch.equal(_called_during_a_trace(lambda: compiled(x), trace), torch.sin(x) + 1)
+
+
+_STOPS: list[Callable[[], None]] = []
+"""What ``stops_in_fx_traces``'s fake kernel calls inside a ``torch.fx`` trace (Dynamo's own
+tracing is none)."""
+
+
+@torch.library.custom_op("hopctest::stops_in_fx_traces", mutates_args=())
+def stops_in_fx_traces(x: torch.Tensor) -> torch.Tensor:
+    return x.clone()
+
+
+@stops_in_fx_traces.register_fake
+def _(x):
+    if torch.fx._symbolic_trace._is_fx_tracing_flag:
+        for stop in _STOPS:
+            stop()
+    return torch.empty_like(x)
+
+
+def test_a_call_runs_while_another_thread_compiles():
+    """The other thread's compile stops inside hopc's ``make_fx`` trace of its graph: on torch
+    2.11 (whose Dynamo does not mark its compiles) the call failed there until hopc's compiles
+    became compile sessions (Note [compile session across threads])."""
+    compiled = hopc.compile(lambda x: torch.sin(x) + 1)
+    x = torch.randn(4)
+    compiled(x)
+    compiling = hopc.compile(lambda x: stops_in_fx_traces(x) * 2)
+
+    def trace(stop: Callable[[], None]) -> None:
+        _STOPS.append(stop)
+        try:
+            assert torch.equal(compiling(x), x * 2)
+        finally:
+            _STOPS.remove(stop)
+
+    assert torch.equal(_called_during_a_trace(lambda: compiled(x), trace), torch.sin(x) + 1)
+
+
+TRAINED_COND = (pathlib.Path(__file__).parents[2] / "examples" / "cond.mlir").read_text().replace(
+    "%x: !hop.tensor<[s0, 4], f32>)", "%x: !hop.tensor<[s0, 4], f32> {hop.requires_grad})")
+
+
+def test_calls_run_while_another_thread_compiles_a_hop_level_module(monkeypatch):
+    """A hop-level module's compile traces derivatives outside any Dynamo compile: before that
+    compile was a compile session, the calls here failed within milliseconds, on every torch
+    (Note [compile session across threads])."""
+    monkeypatch.setattr(derivatives, "_CACHE", {})  # so that this compile traces them
+    compiled = hopc.compile(lambda x: torch.sin(x) + 1)
+    x = torch.randn(4)
+    compiled(x)
+    modules: list[object] = []
+    compiling = threading.Thread(target=lambda: modules.append(hopc.compile(hopc.parse(TRAINED_COND))))
+    compiling.start()
+    try:
+        while compiling.is_alive():
+            assert torch.equal(compiled(x), torch.sin(x) + 1)
+    finally:
+        compiling.join()
+    assert len(modules) == 1

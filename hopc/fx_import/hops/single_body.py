@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 @HOP_IMPORTS.register("hopc_wrap")
 def import_wrap(importer: GraphImporter, node: torch.fx.Node) -> None:
-    import_single_body(importer, node, hop.WrapOp)
+    import_single_body(importer, node, hop.WrapOp, "a wrap")
 
 
 @TRAILING_ARGUMENTS.register("hopc_wrap")
@@ -42,7 +42,7 @@ def wrap_entry_points() -> Sequence[EntryPoint]:
 
 @HOP_IMPORTS.register("hopc_checkpoint")
 def import_checkpoint(importer: GraphImporter, node: torch.fx.Node) -> None:
-    import_single_body(importer, node, hop.CheckpointOp)
+    import_single_body(importer, node, hop.CheckpointOp, "a checkpoint")
 
 
 @TRAILING_ARGUMENTS.register("hopc_checkpoint")

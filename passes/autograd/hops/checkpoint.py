@@ -29,7 +29,9 @@ backward calls the same subgraph again and feeds its residuals to
   data-dependent sizes, and its results name them as the forward call's do
   (Note [call result symbols] in ``hopc.dialects.hop_call_results``), so the
   backward call binds them alike from the recomputed residuals and the
-  cotangents;
+  cotangents; the backward of a later op that uses one before the recompute
+  binds it again reads the forward's, which the partitioner saves (a
+  ``!hop.symint``);
 - the recompute is emitted as a backward op, so the partitioner puts it in the
   backward and can never save what it computes;
 - a body that draws random numbers (a random ATen op at any depth, also

@@ -11,8 +11,12 @@ results have a cotangent, as 0s and 1s): the forward yields ``@f``'s results,
 then the residuals its backward reads (those that are not arguments or
 results of ``@f``: the call passes those itself). The pair is made once per (callee,
 ``<d>``, ``<c>``) in a ``differentiate`` run and shared by every call with
-those masks, at any sizes (subgraphs are generic over the symbols their
-arguments bind, Note [subgraph symbols] in ``hopc.dialects.hops.subgraph``). Calls of
+those masks and the same assertions of its caller, at any sizes (subgraphs
+are generic over the symbols their arguments bind, Note [subgraph symbols] in
+``hopc.dialects.hops.subgraph``): the body is split with a copy of what the
+caller asserts of the call's operands at its top, which the forward then
+checks itself (Note [assertions a caller checks] in
+``hopc.passes.autograd.hops.caller_assertions``). Calls of
 ``@f`` that are not differentiated keep calling ``@f``; once none does,
 ``--dce`` removes it. The residuals are forward values like any other: the
 min-cut partitioner saves them (a call is never recomputed). A size the
@@ -26,6 +30,7 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from hopc.dialects import hop
+from hopc.passes.autograd.hops.caller_assertions import body_checking_caller_assertions
 from hopc.passes.autograd.hops.outlining import call, lookup_subgraph, mask, module_of, outlined_pair
 from hopc.passes.autograd.joint import JointBuilder
 from hopc.passes.autograd.rules import BACKWARD_RULES
@@ -40,8 +45,9 @@ def invoke_subgraph_backward(builder: JointBuilder, op: hop.InvokeSubgraphOp,
     with_cotangent = [i for i, c in enumerate(cotangents) if c is not None]
     name = callee.sym_name.data
     masks = f"{mask(differentiated, len(op.inputs))}_{mask(with_cotangent, len(op.outputs))}"
-    pair = outlined_pair(builder, op, callee.body.block, differentiated, with_cotangent, name, f"_{masks}",
-                         key=("invoke_subgraph", name, tuple(differentiated), tuple(with_cotangent)))
+    body, checked = body_checking_caller_assertions(op, callee)
+    pair = outlined_pair(builder, op, body, differentiated, with_cotangent, name, f"_{masks}",
+                         key=("invoke_subgraph", name, tuple(differentiated), tuple(with_cotangent), checked))
     forward = builder.insert_forward(call(pair.forward, op.inputs, [r.type for r in op.outputs]), before=op)
     residuals = pair.residuals(op.inputs, forward)
     builder.replace_forward(op, forward.results[:pair.result_count])
