@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from hopc.dialects.verify import verify_module
 from hopc.frontend.aten_lowering import lower_to_aten
+from hopc.frontend.compile_session import compile_session
 from hopc.frontend.direct_capture import direct_graph
 from hopc.frontend.dynamo_capture import dynamo_graph, lift_tensor_attributes
 from hopc.frontend.module_import import EntryArgument, import_module
@@ -42,9 +43,15 @@ def capture(program: Callable, args: tuple | list, kwargs: dict | None = None, *
     ``weights``, each parameter and buffer carries a copy of its current
     value as a ``dense_resource`` (Note [captured weights] in
     ``hopc.frontend.module_import``). Raises ``HopcError``, located at the
-    user's line, for what cannot be captured.
+    user's line, for what cannot be captured. Runs as a compile session (Note
+    [compile session across threads] in ``hopc.frontend.compile_session``).
     """
-    args, kwargs = tuple(args), kwargs or {}
+    with compile_session():
+        return _captured(program, tuple(args), kwargs or {}, dynamic_shapes, weights)
+
+
+def _captured(program: Callable, args: tuple, kwargs: dict, dynamic_shapes: object,
+              weights: bool) -> ModuleOp:
     if dynamic_shapes is None:
         direct = direct_graph(program, args, kwargs)
         if direct is not None:

@@ -28,12 +28,13 @@ Dynamo's frame callback for hopc's programs (Note [settings at compile time]
 in ``hopc.frontend.compile``), so a call whose guards pass, which runs no
 callback, pays nothing, and the compile of a hop-level module, whose
 derivative traces run outside any Dynamo compile and failed other threads'
-calls on 2.13 too. The cost is 2.13's for every compile: while a hopc compile
-runs, ``torch.compiler.is_compiling()`` is True in every thread, so eager code
-that asks (a ``torch.optim`` step chooses its tensor or Python-float branch by
-it) takes its compiling branch meanwhile. Traces outside both (``hopc.capture``,
-hopc-opt's passes) still fail other threads' compiled calls, with hopc's
-located internal error, never a value.
+calls on 2.13 too, and ``hopc.capture``. The cost is 2.13's for every compile:
+while a hopc compile runs, ``torch.compiler.is_compiling()`` is True in every
+thread, so eager code that asks (a ``torch.optim`` step chooses its tensor or
+Python-float branch by it) takes its compiling branch meanwhile. Traces
+outside these (the passes of ``hopc-opt`` and of ``hopc.driver`` called
+directly) still fail other threads' compiled calls, with hopc's located
+internal error, never a value.
 """
 
 from __future__ import annotations

@@ -232,3 +232,21 @@ def test_calls_run_while_another_thread_compiles_a_hop_level_module(monkeypatch)
     finally:
         compiling.join()
     assert len(modules) == 1
+
+
+def test_a_capture_is_a_compile_session(monkeypatch):
+    """``hopc.capture``'s traces (its direct capture's ``make_fx`` too) run as a compile session
+    (Note [compile session across threads])."""
+    import hopc.frontend.capture as capture_module
+
+    seen: list[bool] = []
+    captured = capture_module._captured
+
+    def watched(*args: object) -> object:
+        seen.append(torch.compiler.is_compiling())
+        return captured(*args)
+
+    monkeypatch.setattr(capture_module, "_captured", watched)
+    hopc.capture(lambda x: torch.sin(x) + 1, (torch.randn(4),))
+    assert seen == [True]
+    assert not torch.compiler.is_compiling()
