@@ -48,11 +48,13 @@ from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend.runtime.executors import Generated, device_of
 from hopc.backend.runtime.module_call import ModuleCall
+from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.dialects.hop_module_structure import entry_signature
-from hopc.driver import CompileOptions, Frame, compile_captured, compile_options
+from hopc.driver import CompileOptions, Frame, compile_cached, compile_captured, compile_options
 from hopc.driver_log import FrameReports, shape_guard_lines
 from hopc.frontend.aten_lowering import lower_to_aten
 from hopc.frontend.dynamo_capture import graph_fake_mode, lift_tensor_attributes
+from hopc.frontend.dynamo_graph_key import graph_cache_slot
 from hopc.frontend.module_import import BUFFER, PARAMETER, EntryArgument, import_module
 from hopc.frontend.no_grad_spans import detach_no_grad_spans
 from hopc.frontend.output_views import output_aliases
@@ -134,6 +136,9 @@ def graph_call(graph_module: torch.fx.GraphModule, example_inputs: list, options
     not check them. With ``options.freeze`` it is captured for inference,
     under ``torch.no_grad()`` (Note [freezing is inference] in ``hopc.frontend.freezing``).
 
+    The compile cache is asked first by the graph itself (Note [graph keys]
+    in ``hopc.frontend.dynamo_graph_key``): a hit captures nothing.
+
     Raises ``HopcError`` (located at the user's line) for what hopc cannot
     import or differentiate; Dynamo reports it as a backend failure.
     """
@@ -143,6 +148,20 @@ def graph_call(graph_module: torch.fx.GraphModule, example_inputs: list, options
         arguments = _graph_arguments(graph_module)
         _check_no_tensor_subclass(arguments)
         lifted = _lifted_arguments(lift_tensor_attributes(graph_module, None, fake_mode))
+        graph_slot = graph_cache_slot(graph_module, arguments + lifted, options, device_of(example_inputs))
+
+        def frame(trailing: list[EntryArgument], aliases: OutputAliases | None) -> Frame:
+            """The frame of the graph whose module takes ``trailing`` after the placeholders."""
+            return Frame(_frame_title(), device_of(example_inputs), tuple(a.value for a in trailing), aliases,
+                         check_grad=False, check_functional=functools.partial(_check_functional, arguments + trailing),
+                         freezes_at_call=True, capture_seconds=time.perf_counter() - start,
+                         guards=shape_guard_lines(fake_mode.shape_env) if reports is None else reports)
+
+        if graph_slot is not None:
+            _check_gradients_can_be_given(arguments + lifted)
+            cached = compile_cached(graph_slot, options, frame(lifted, None))
+            if cached is not None:
+                return cached
         graph_module.recompile()
         aten_graph = lower_to_aten(graph_module, [a.example for a in arguments + lifted], fake_mode)
         aliases = output_aliases(aten_graph)  # before hopc's own detaches (Note [no-grad spans])
@@ -152,11 +171,9 @@ def graph_call(graph_module: torch.fx.GraphModule, example_inputs: list, options
         entry_arguments = arguments + lifted + constants
         _check_gradients_can_be_given(entry_arguments)
         module = import_module(aten_graph, entry_arguments, ShapeSymbols(fake_mode.shape_env))
-        frame = Frame(_frame_title(), device_of(example_inputs), tuple(a.value for a in lifted + constants),
-                      aliases, check_grad=False, check_functional=functools.partial(_check_functional, entry_arguments),
-                      freezes_at_call=True, capture_seconds=time.perf_counter() - start,
-                      guards=shape_guard_lines(fake_mode.shape_env) if reports is None else reports)
-        return compile_captured(module, options, frame)
+        # a hit's frame has no aliases and no constants of the retrace (Note [graph keys])
+        stored_by_graph = graph_slot if not aliases and not constants else None
+        return compile_captured(module, options, frame(lifted + constants, aliases), stored_by_graph)
 
 
 _DYNAMO_SOURCES = os.path.dirname(torch._dynamo.__file__) + os.sep

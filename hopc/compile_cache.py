@@ -1,12 +1,15 @@
 """The persistent compile cache: a frame's host-level module, kept on disk across processes.
 
 ``hopc.driver`` asks ``cache_slot`` for the slot of a captured module before
-its stages run. A slot whose entry is on disk (``CacheSlot.load``) gives the
-module the ``functional`` and ``differentiated`` stages (``functional`` alone
-under ``freeze=True``) made of that captured module the last time, parsed
-from its text, and the driver skips those stages: they hold the derivative
-traces, the most expensive part of a compile. Otherwise the driver runs them
-and stores the result (``CacheSlot.store``). The kernel stages run on either:
+its stages run; ``torch.compile``'s backend first asks for the slot of Dynamo's
+graph itself, which a second process finds without capturing the graph (Note
+[graph keys] in ``hopc.frontend.dynamo_graph_key``). A slot whose entry is on
+disk (``CacheSlot.load``) gives the module the ``functional`` and
+``differentiated`` stages (``functional`` alone under ``freeze=True``) made of
+that captured module the last time, parsed from its text, and the driver skips
+those stages: they hold the derivative traces, the most expensive part of a
+compile. Otherwise the driver runs them and stores the result
+(``CacheSlot.store``). The kernel stages run on either:
 parsing their larger text takes longer than running them (measured on
 ``bench/compile_time.py``'s ``block``, training: 0.16 s CPU to parse the
 planned module against 0.08 to 0.11 s for the kernel and planned stages), and
@@ -28,6 +31,8 @@ An entry is found by the SHA-256 of everything the cached stages read:
 - the captured module's text, locations and resource blobs included
   (``hopc.to_text(module, debuginfo=True)``): a program differing in a line
   number misses, so that a diagnostic never names another program's line;
+  or, for a slot of Dynamo's graph, everything the capture reads of the graph
+  (Note [graph keys] in ``hopc.frontend.dynamo_graph_key``);
 - the compile options the stages may read (all but ``report_dir`` and
   ``print_ir_after_all``, which only show them), the executor's lowering
   options, and the device;
@@ -42,11 +47,14 @@ The ``differentiated`` stage traces some derivatives in the ``ShapeEnv`` of
 the Dynamo frame it compiles, and their guards join the frame's (Note
 [derivatives in a frame] in ``hopc.passes.autograd.derivatives``); a hit skips
 those traces. So the key holds what the traces read of the frame (its
-guards, replacements, ranges and size hints, as text: ``frame_facts``), and
-an entry is stored only where the stages left those facts as they found
-them: a hit then adds no guard the stages would have added, since the same
-traces from the same facts add the same guards, here none. A frame whose
-stages guarded is compiled, never stored, every time.
+guards, replacements, ranges, size hints and deferred runtime assertions, as
+text: ``frame_facts``), and an entry is stored only where the stages left
+those facts as they found them: a hit then adds no guard the stages would
+have added, since the same traces from the same facts add the same guards,
+here none. A frame whose stages guarded is compiled, never stored, every
+time. An entry of Dynamo's graph holds the facts from before the capture,
+whose retrace runs in the frame's ``ShapeEnv`` too: it is stored only where
+the capture left the facts as it found them as well (Note [graph keys]).
 
 Note [safe cache entries]
 ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -143,12 +151,19 @@ class CacheSlot:
     def load(self) -> ModuleOp | None:
         """The cached module, parsed, verified and printing back to the entry's text; None (a miss,
         counted) where there is none or it does not load (Note [safe cache entries])."""
+        module = self.find()
+        if module is None and self.path is not None:
+            COUNTS.misses += 1
+        return module
+
+    def find(self) -> ModuleOp | None:
+        """``load``'s module, a hit counted; None, not counted, where there is none: a frame
+        that looks for a second entry after this one counts one miss, not two."""
         if self.path is None:
             return None
         start = time.perf_counter()
         module = self._read()
         if module is None:
-            COUNTS.misses += 1
             return None
         COUNTS.hits += 1
         self.outcome = f"hit: {self.path.name}, loaded in {time.perf_counter() - start:.3f} s"
@@ -204,9 +219,10 @@ class CacheSlot:
         warn(f"hopc ignores the compile cache entry {self.path}: {reason}; the frame compiles again")
 
 
-def cache_slot(module: ModuleOp, options: CompileOptions, device: str) -> CacheSlot:
-    """The slot of the captured ``module`` compiled with ``options`` for ``device``: its path in
-    the cache directory (None where the cache is off or the directory unusable, warned about)."""
+def cache_slot(program: ModuleOp | str, options: CompileOptions, device: str) -> CacheSlot:
+    """The slot of ``program`` (a captured module, or the text of a Dynamo graph: Note [graph
+    keys] in ``hopc.frontend.dynamo_graph_key``) compiled with ``options`` for ``device``: its path
+    in the cache directory (None where the cache is off or the directory unusable, warned about)."""
     directory = cache_directory()
     if directory is None:
         return CacheSlot(None)
@@ -217,7 +233,7 @@ def cache_slot(module: ModuleOp, options: CompileOptions, device: str) -> CacheS
         warn(f"{error.message}; the frame compiles without the compile cache")
         return CacheSlot(None, outcome=f"off: {error.message}")
     facts = frame_facts()
-    key = cache_key(module, options, device, facts)
+    key = cache_key(program, options, device, facts)
     return CacheSlot(directory / f"{key}{ENTRY_SUFFIX}", key, facts)
 
 
@@ -232,20 +248,20 @@ def cache_directory() -> pathlib.Path | None:
     return pathlib.Path(os.path.abspath(configured)) if configured else user_cache_root() / "hopc" / "compile"
 
 
-def cache_key(module: ModuleOp, options: CompileOptions, device: str, facts: str) -> str:
-    """The key of the entry of the captured ``module`` (Note [compile cache key])."""
+def cache_key(program: ModuleOp | str, options: CompileOptions, device: str, facts: str) -> str:
+    """The key of the entry of ``program``, a captured module or a graph's text (Note [compile cache key])."""
     read = {field.name: getattr(options, field.name) for field in dataclasses.fields(options)
             if field.name not in SHOWN_ONLY}
     parts = [f"options {sorted(read.items())!r} lowering {options.lowering_options!r}",
              f"device {device} {_device_capability(device)}", f"versions {versions()}",
-             f"facts {facts}", module_text(module)]
+             f"facts {facts}", program if isinstance(program, str) else module_text(program)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def frame_facts() -> str:
     """What the derivative traces read of the Dynamo frame compiled now, as text: its
-    ``ShapeEnv``'s guards, replacements, ranges and size hints; "" outside a frame (Note
-    [frame facts in the key])."""
+    ``ShapeEnv``'s guards, replacements, ranges, size hints and deferred runtime assertions; ""
+    outside a frame (Note [frame facts in the key])."""
     import torch._guards
 
     context = torch._guards.TracingContext.try_get()
@@ -253,8 +269,11 @@ def frame_facts() -> str:
     if shape_env is None:
         return ""
     guards = [str(guard.expr) for guard in shape_env.guards]
+    assertions = sorted(str(assertion.expr) for assertions in shape_env.deferred_runtime_asserts.values()
+                        for assertion in assertions)
     tables = [shape_env.replacements, shape_env.var_to_range, shape_env.backed_var_to_val]
-    return repr([guards, *(sorted((str(name), str(value)) for name, value in table.items()) for table in tables)])
+    return repr([guards, *(sorted((str(name), str(value)) for name, value in table.items()) for table in tables),
+                 assertions])
 
 
 @functools.cache

@@ -8,9 +8,9 @@ module with what they know of its frame (``Frame``); ``compile_captured``
 runs every stage after that, straight-line, as xDSL Toy's ``compiler.py``
 runs its targets: ``to_functional``, ``to_differentiated`` or ``to_frozen``,
 ``to_kernel``, ``to_planned``, ``to_executable``. ``CompileOptions`` says what
-to run and how; ``run_stages`` runs the same stages up to a named one, in
-place, for ``hopc-opt --pass-pipeline='builtin.module(hopc-pipeline{to=kernel})'``
-(``HopcPipelinePass``). Everything here runs at compile time; a compiled
+to run and how; ``run_stages`` of ``hopc.pipeline_pass`` runs the same stages
+up to a named one, in place, for ``hopc-opt
+--pass-pipeline='builtin.module(hopc-pipeline{to=kernel})'``. Everything here runs at compile time; a compiled
 call runs only what ``to_executable`` returns. Each stage can be printed
 (``print_ir_after_all``, ``HOPC_LOGS``) and reported (``report_dir``): Note
 [stage log] in ``hopc.driver_log``.
@@ -51,7 +51,9 @@ the first call, with that call's parameter values, and again when one changes
 (Note [freeze guard] in ``hopc.frontend.freezing``). ``compile_captured`` takes
 the module at the host level (after ``differentiated``, or ``functional`` where
 it freezes) from the persistent compile cache where an earlier compile of the
-same captured module stored it (``hopc.compile_cache``), and skips those stages.
+same captured module stored it (``hopc.compile_cache``), and skips those stages;
+``compile_cached`` takes it from there before any capture, by a key of what the
+frontend captures from (Note [graph keys] in ``hopc.frontend.dynamo_graph_key``).
 """
 
 from __future__ import annotations
@@ -65,9 +67,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import torch
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
 from hopc.backend import lowering
 from hopc.backend.runtime.executors import (
@@ -80,7 +80,7 @@ from hopc.backend.runtime.executors import (
 )
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.output_aliases import OutputAliases
-from hopc.compile_cache import COUNTS, cache_slot
+from hopc.compile_cache import COUNTS, CacheSlot, cache_slot
 from hopc.dialects.hop_module_structure import entry_functions, entry_signature
 from hopc.dialects.verify import verify_module
 from hopc.driver_log import FrameReports, StageLog
@@ -93,8 +93,8 @@ if TYPE_CHECKING:
     from hopc.backend.runtime.training_call import TrainingCall
     from hopc.frontend.freezing import FrozenCall
 
-__all__ = ["CompileOptions", "Frame", "FrameReports", "HopcPipelinePass", "Stage", "compile_captured",
-           "compile_module", "run_stages"]
+__all__ = ["CompileOptions", "Frame", "FrameReports", "Stage", "compile_cached", "compile_captured",
+           "compile_module"]
 
 
 class Stage(enum.StrEnum):
@@ -264,25 +264,38 @@ def to_host_level(module: ModuleOp, options: CompileOptions, log: StageLog, *, t
     return module
 
 
-def to_host_level_cached(module: ModuleOp, options: CompileOptions, frame: Frame, log: StageLog) -> ModuleOp:
+def to_host_level_cached(module: ModuleOp, options: CompileOptions, frame: Frame, log: StageLog,
+                         source_slot: CacheSlot | None = None) -> ModuleOp:
     """The captured ``module`` at the host level (``to_host_level``: up to ``functional`` where the
     options freeze): the compile cache's copy where it holds one, else ``module`` in place, then
-    stored (``hopc.compile_cache``). The frontend's checks of the functional module run on the
+    stored (``hopc.compile_cache``), and in ``source_slot`` too, the slot of what the frontend
+    captured from (``compile_cached``). The frontend's checks of the functional module run on the
     copy: its forward entry has the functional entry's arguments and copy-backs."""
-    slot = cache_slot(module, options, frame.device)
-    to = Stage.FUNCTIONAL if options.freeze else Stage.DIFFERENTIATED
+    off = source_slot is not None and source_slot.path is None  # the cache off, or warned about once
+    slot = source_slot if off else cache_slot(module, options, frame.device)
     start = time.perf_counter()
     cached = slot.load()
     if cached is None:
+        to = Stage.FUNCTIONAL if options.freeze else Stage.DIFFERENTIATED
         to_host_level(module, options, log, to=to, check_functional=frame.check_functional)
         slot.store(module)
     else:
-        if frame.check_functional is not None:
-            frame.check_functional(cached)
-        log.record(f"{to} (cached)", cached, time.perf_counter() - start)
-        module = cached
+        module = _checked_cached(cached, options, frame, log, start)
+    if source_slot is not None and not off:
+        source_slot.store(module)
+        slot.outcome += f"; by what the frontend captured from: {source_slot.outcome}"
     log.cache = f"{slot.outcome} ({COUNTS})"
     return module
+
+
+def _checked_cached(cached: ModuleOp, options: CompileOptions, frame: Frame, log: StageLog,
+                    start: float) -> ModuleOp:
+    """``cached`` (loaded since ``start``) once the frontend's checks of the functional module pass, logged."""
+    if frame.check_functional is not None:
+        frame.check_functional(cached)
+    log.record(f"{Stage.FUNCTIONAL if options.freeze else Stage.DIFFERENTIATED} (cached)", cached,
+               time.perf_counter() - start)
+    return cached
 
 
 def to_kernel_level(module: ModuleOp, device: str, options: CompileOptions, log: StageLog, *,
@@ -319,14 +332,38 @@ def to_executable(module: ModuleOp, options: CompileOptions, frame: Frame,
 # ---------------------------------------------------------------- the sequences
 
 
-def compile_captured(module: ModuleOp, options: CompileOptions,
-                     frame: Frame) -> ModuleCall | TrainingCall | FrozenCall:
+def compile_captured(module: ModuleOp, options: CompileOptions, frame: Frame,
+                     source_slot: CacheSlot | None = None) -> ModuleCall | TrainingCall | FrozenCall:
     """The executable of a captured ``module``, taken over: each stage in order (Note [compile stages]),
-    the host-level ones from the compile cache where it holds them (``to_host_level_cached``)."""
+    the host-level ones from the compile cache where it holds them (``to_host_level_cached``, which
+    stores them in ``source_slot`` too)."""
     log = StageLog(options, frame)
     verify_module(module)
     log.record(Stage.CAPTURED, module, frame.capture_seconds)
-    module = to_host_level_cached(module, options, frame, log)
+    module = to_host_level_cached(module, options, frame, log, source_slot)
+    return compile_host_level(module, options, frame, log)
+
+
+def compile_cached(source_slot: CacheSlot, options: CompileOptions,
+                   frame: Frame) -> ModuleCall | TrainingCall | FrozenCall | None:
+    """The executable of the host-level module the compile cache holds in ``source_slot``, the slot
+    of what the frontend captures from (Note [graph keys] in ``hopc.frontend.dynamo_graph_key``);
+    None, counting no miss, where it holds none: the frontend captures and ``compile_captured``
+    runs the stages."""
+    start = time.perf_counter()
+    cached = source_slot.find()
+    if cached is None:
+        return None
+    log = StageLog(options, frame)
+    _checked_cached(cached, options, frame, log, start)
+    log.cache = f"{source_slot.outcome}, without capturing ({COUNTS})"
+    return compile_host_level(cached, options, frame, log)
+
+
+def compile_host_level(module: ModuleOp, options: CompileOptions, frame: Frame,
+                       log: StageLog) -> ModuleCall | TrainingCall | FrozenCall:
+    """The executable of ``module`` at the host level: the kernel stages and the call, or the
+    frozen call that freezes it (Note [compile stages])."""
     if not options.freeze:
         return to_executable(module, options, frame, log)
     if frame.freezes_at_call:
@@ -351,50 +388,3 @@ def compile_module(module: ModuleOp, options: CompileOptions) -> ModuleCall | Tr
     """The call of a hop-level ``module`` (a copy of it), taking the entry's arguments explicitly."""
     verify_module(module)
     return compile_captured(module.clone(), options, Frame("a hop-level module"))
-
-
-def run_stages(module: ModuleOp, options: CompileOptions, to: Stage, device: str = "cpu",
-               log: StageLog | None = None) -> ModuleOp:
-    """``module`` (captured, verified) in place through the stages ``options`` select up to ``to``,
-    as ``compile_captured`` runs them (``frozen`` with the module's own values)."""
-    log = log or StageLog(options, Frame(f"the stages to {to}"))
-    if to is Stage.CAPTURED:
-        return module
-    to_host_level(module, options, log, to=to)
-    if to is Stage.FUNCTIONAL:
-        return module
-    if options.freeze:
-        log.run(Stage.FROZEN, to_frozen, module, options)
-    if to in (Stage.DIFFERENTIATED, Stage.FROZEN):
-        return module
-    return to_kernel_level(module, device, options, log, to=to)
-
-
-@dataclass(frozen=True)
-class HopcPipelinePass(ModulePass):
-    """Runs the stages hopc.compile runs, from the captured level up to the stage ``to``.
-
-    ``hopc-opt --pass-pipeline='builtin.module(hopc-pipeline{to=kernel})'``:
-    ``to`` is a stage of Note [compile stages] up to ``planned`` (the last IR);
-    ``freeze=true`` freezes in place of differentiating (``to=frozen`` implies
-    it), with the values the module's globals carry; ``executor`` names whose
-    lowering options the kernel stage takes, ``device`` its target.
-    """
-
-    name = "hopc-pipeline"
-
-    to: str = "planned"
-    device: str = "cpu"
-    executor: str = DEFAULT_EXECUTOR
-    freeze: bool = False
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        stages = [stage.value for stage in Stage if stage is not Stage.EXECUTABLE]
-        if self.to not in stages:
-            raise HopcError(f"hopc-pipeline: to is one of {', '.join(stages)}, not '{self.to}'")
-        to = Stage(self.to)
-        if to is Stage.DIFFERENTIATED and self.freeze:
-            raise HopcError("hopc-pipeline: freeze=true freezes in place of differentiating; "
-                            "use to=frozen")
-        options = CompileOptions(executor=self.executor, freeze=self.freeze or to is Stage.FROZEN)
-        run_stages(op, options, to, self.device)

@@ -116,6 +116,20 @@ def test_the_report_says_whether_the_frame_hit(cache, tmp_path):
     assert "differentiated (cached)" in page
 
 
+def test_a_forward_of_one_result_that_saves_nothing_reads_back_and_hits(cache):
+    """Its function's result attributes are all empty: left out, so that the entry reads back
+    (xDSL prints ``-> (T)`` for an empty dictionary and parses it back without one)."""
+    x = torch.randn(3, requires_grad=True)
+    hits, misses = _counts()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CompileCacheWarning)
+        for _ in range(2):
+            torch._dynamo.reset()
+            hopc.compile(lambda t: t * 2)(x).sum().backward()
+    assert _counts() == (hits + 1, misses + 1)
+    torch.testing.assert_close(x.grad, torch.full((3,), 4.0))
+
+
 # ---------------------------------------------------------------- misses
 
 

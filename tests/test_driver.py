@@ -15,9 +15,10 @@ from xdsl.context import Context
 
 import hopc
 from hopc.backend.runtime.executors import LoweringOptions, lowered
-from hopc.driver import CompileOptions, HopcPipelinePass, Stage, run_stages
+from hopc.driver import CompileOptions, Stage
 from hopc.driver_log import SHAPE_GUARDS_ONLY
 from hopc.ir.diagnostics import HopcError
+from hopc.pipeline_pass import HopcPipelinePass, run_stages
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 COND = (ROOT / "examples" / "cond.mlir").read_text()

@@ -205,7 +205,7 @@ class HopcOptMain(xDSLOptMain):
 def _hopc_pipeline() -> type[ModulePass]:
     """``hopc-pipeline{to=<stage>}``: the stages ``hopc.compile`` runs (``hopc.driver``, imported
     only where the pipeline is named: it loads torch)."""
-    from hopc.driver import HopcPipelinePass
+    from hopc.pipeline_pass import HopcPipelinePass
 
     return HopcPipelinePass
 

@@ -134,13 +134,19 @@ class FakeShapes:
 
     def __init__(self, facts: Mapping[str, SymbolFacts] | None = None,
                  fresh_symbol: Callable[[], str] | None = None, *,
-                 frame: tuple[ShapeEnv, Mapping[str, torch.SymInt]] | None = None):
+                 frame: tuple[ShapeEnv, Mapping[str, torch.SymInt]] | None = None,
+                 beside: FakeShapes | None = None):
         """``frame`` (a Dynamo frame's ``ShapeEnv`` and its SymInt for each of our symbols)
         sizes the fake tensors by the frame's own symbols, so that a guard the trace
-        installs is the frame's (Note [frame guards] in ``hopc.torch_bridge.op_tracer``)."""
-        self.shape_env, symints = frame if frame is not None else (ShapeEnv(), {})
+        installs is the frame's (Note [frame guards] in ``hopc.torch_bridge.op_tracer``).
+        ``beside`` shares its ``ShapeEnv`` and fake mode, its symbols apart from these
+        (Note [batched traces] in ``hopc.torch_bridge.batched_trace``)."""
+        if beside is not None:
+            self.shape_env, symints, self.mode = beside.shape_env, {}, beside.mode
+        else:
+            self.shape_env, symints = frame if frame is not None else (ShapeEnv(), {})
+            self.mode = FakeTensorMode(shape_env=self.shape_env)
         self.in_frame = frame is not None
-        self.mode = FakeTensorMode(shape_env=self.shape_env)
         self._facts = facts or {}
         self._symints: dict[str, torch.SymInt] = dict(symints)
         self._names: dict[sympy.Symbol, str] = {s.node.expr: name for name, s in symints.items()}

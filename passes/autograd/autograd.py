@@ -156,12 +156,19 @@ def _role(kind: str, index: int) -> DictionaryAttr:
 
 def _function(name: str, body: Region, arg_attrs: Sequence[Attribute],
               res_attrs: Sequence[Attribute]) -> FuncOp:
+    """A function of ``body``; attributes that are all empty are left out, as the parser reads
+    them (xDSL prints ``-> (T)`` for one result with an empty dictionary, which parses back
+    without one: the compile cache's read-back check, Note [safe cache entries], sees the two)."""
     block = body.block
     returned = block.last_op
     assert isinstance(returned, ReturnOp)
     function_type = FunctionType.from_lists([a.type for a in block.args], [v.type for v in returned.operands])
-    return FuncOp(name, function_type, body, arg_attrs=ArrayAttr(list(arg_attrs)),
-                  res_attrs=ArrayAttr(list(res_attrs)))
+    return FuncOp(name, function_type, body, arg_attrs=_unless_all_empty(arg_attrs),
+                  res_attrs=_unless_all_empty(res_attrs))
+
+
+def _unless_all_empty(attributes: Sequence[Attribute]) -> ArrayAttr | None:
+    return ArrayAttr(list(attributes)) if any(a != DictionaryAttr({}) for a in attributes) else None
 
 
 def _replace_entry(module: ModuleOp, forward: FuncOp, functions: list[tuple[str, FuncOp]]) -> None:

@@ -19,7 +19,9 @@ the functional level: Note [functional derivatives] in
 derivative formula as ATen ops, never a hand-written table. A
 CompositeImplicitAutograd op (``linear``, ``matmul``) decomposes in the trace,
 and its traced forward replaces it (Note [joint of an op] in
-``hopc.passes.autograd.joint``).
+``hopc.passes.autograd.joint``). The derivatives a block's joint will ask
+for are traced before its walk, in one ``make_fx`` run, into the same cache
+(Note [batched derivative traces] in ``hopc.passes.autograd.batched_derivatives``).
 
 Note [data-dependent tangents]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -93,19 +95,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 
 import sympy
 import torch
 import torch.fx
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
-from xdsl.dialects.builtin import i1
 
 from hopc.dialects.aten import AtenOp
 from hopc.ir.diagnostics import HopcError, location_of
-from hopc.ir.dims import is_float_symbol_name
-from hopc.ir.substitution import parameters, substitute
-from hopc.ir.types import SymIntType, TensorType
+from hopc.ir.substitution import substitute
 from hopc.passes.autograd.custom_operator_derivatives import check_custom_autograd, no_custom_autograd
 from hopc.passes.autograd.derivative_facts import (
     block_assertions,
@@ -114,13 +112,11 @@ from hopc.passes.autograd.derivative_facts import (
     traced_facts,
     unbacked_pattern_symbols,
 )
-from hopc.passes.autograd.derivative_graphs import differentiated_schema, materialize_zero_tensors, views_to_copies
-from hopc.passes.autograd.differentiable_forms import DIFFERENTIABLE_FORMS
-from hopc.passes.autograd.masked_gradients import defined_gradient_outputs
+from hopc.passes.autograd.derivative_graphs import materialize_zero_tensors, views_to_copies
+from hopc.passes.autograd.derivative_joint import DerivativeJoint, derivative_joint, same_sizes
 from hopc.torch_bridge.aten_builders import symbol_facts
-from hopc.torch_bridge.aten_call import call_arguments, fake_attribute_value, overload_of
 from hopc.torch_bridge.op_result_types import compare_result_types, symbol_pattern
-from hopc.torch_bridge.op_tracer import Frame, check_no_symbol_fixed, dynamo_frame, trace
+from hopc.torch_bridge.op_tracer import Frame, TracedFunction, check_no_symbol_fixed, dynamo_frame, trace
 from hopc.torch_bridge.torch_symbolic import FakeShapes, SymbolFacts
 
 
@@ -156,16 +152,7 @@ def op_derivative(op: AtenOp, differentiated: Sequence[int], tangent_results: Se
     tensor). Raises a HopcError located at ``op`` naming it where PyTorch has
     no derivative or the trace fails (Note [trace guards]).
     """
-    groups = [[v.type for v in group] for _, group in op.operand_groups()]
-    properties = dict(op.properties)
-    results = [[r.type for r in op.results]]  # a data-dependent size is named by the result's symbol
-    renaming = symbol_pattern([*groups, *results], properties)
-    facts = symbol_facts([*op.operands, *op.results])
-    pattern_facts = {canonical: facts.get(name, SymbolFacts()) for name, canonical in renaming.items()}
-    key = (op.name, tuple(sorted((k, substitute(v, renaming)) for k, v in properties.items())),
-           tuple(tuple(substitute(t, renaming) for t in g) for g in [*groups, *results]),
-           tuple((f.lower, f.upper) for f in pattern_facts.values()),
-           tuple(differentiated), tuple(tangent_results))
+    key, renaming, pattern_facts = derivative_key(op, differentiated, tangent_results)
     back = {canonical: name for name, canonical in renaming.items()}
     derivative = _CACHE.get(key)
     if derivative is not None:
@@ -188,6 +175,34 @@ def op_derivative(op: AtenOp, differentiated: Sequence[int], tangent_results: Se
                                        pattern_facts, (), frame)
     check_no_symbol_fixed(f"the derivative of {op.name}", frame, back, location_of(op))
     return derivative, back
+
+
+def derivative_key(op: AtenOp, differentiated: Sequence[int], tangent_results: Sequence[int]
+                   ) -> tuple[tuple, dict[str, str], dict[str, SymbolFacts]]:
+    """The cache key of ``op``'s derivative (Note [derivative cache key]), the renaming of its
+    symbols to pattern names, and each pattern name's facts."""
+    groups = [[v.type for v in group] for _, group in op.operand_groups()]
+    properties = dict(op.properties)
+    results = [[r.type for r in op.results]]  # a data-dependent size is named by the result's symbol
+    renaming = symbol_pattern([*groups, *results], properties)
+    facts = symbol_facts([*op.operands, *op.results])
+    pattern_facts = {canonical: facts.get(name, SymbolFacts()) for name, canonical in renaming.items()}
+    key = (op.name, tuple(sorted((k, substitute(v, renaming)) for k, v in properties.items())),
+           tuple(tuple(substitute(t, renaming) for t in g) for g in [*groups, *results]),
+           tuple((f.lower, f.upper) for f in pattern_facts.values()),
+           tuple(differentiated), tuple(tangent_results))
+    return key, renaming, pattern_facts
+
+
+def is_cached(key: tuple) -> bool:
+    """Whether the derivative of ``key`` (``derivative_key``'s) is traced already."""
+    return key in _CACHE
+
+
+def cache_derivative(key: tuple, derivative: OpDerivative) -> None:
+    """Caches ``derivative`` under ``key``: the first trace ``op_derivative`` makes of it, made
+    beside others (Note [batched derivative traces] in ``hopc.passes.autograd.batched_derivatives``)."""
+    _CACHE[key] = derivative
 
 
 def _data_dependent_derivative(op: AtenOp, key: tuple, renaming: Mapping[str, str], differentiated: list[int],
@@ -231,14 +246,22 @@ def _differentiable_trace(op: AtenOp, renaming: Mapping[str, str], differentiate
         try:
             return _trace_derivative(op, renaming, differentiated, tangent_results, facts, assumptions, frame)
         except HopcError as error:
-            match = _NOT_DIFFERENTIABLE.search(error.message)
-            if match is None:
+            fewer = differentiable_without(op, differentiated, error)
+            if fewer is None:
                 raise
-            offsets = _operand_offsets(op)
-            dropped = set(offsets.get(match[1], ()))
-            if not dropped & set(differentiated):
-                raise
-            differentiated = [i for i in differentiated if i not in dropped]
+            differentiated = fewer
+
+
+def differentiable_without(op: AtenOp, differentiated: Sequence[int], error: HopcError) -> list[int] | None:
+    """``differentiated`` less the operands that ``error`` (a trace's) says ``op`` is not
+    differentiable in; None where it names none of them."""
+    match = _NOT_DIFFERENTIABLE.search(error.message)
+    if match is None:
+        return None
+    dropped = set(_operand_offsets(op).get(match[1], ()))
+    if not dropped & set(differentiated):
+        return None
+    return [i for i in differentiated if i not in dropped]
 
 
 def _operand_offsets(op: AtenOp) -> dict[str, range]:
@@ -253,51 +276,10 @@ def _operand_offsets(op: AtenOp) -> dict[str, range]:
 def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: Sequence[int],
                       tangent_results: Sequence[int], facts: Mapping[str, SymbolFacts],
                       assumptions: Sequence[str], frame: Frame | None) -> OpDerivative:
+    joint = derivative_joint(op, renaming, differentiated, tangent_results, facts, assumptions)
     location = location_of(op)
-    result_types = [substitute(r.type, renaming) for r in op.results]
-    schema = differentiated_schema(op.SCHEMA, result_types, any(f.unbacked for f in facts.values()))
-    groups = [[substitute(v.type, renaming) for v in group] for _, group in op.operand_groups()]
-    properties = {k: substitute(v, renaming) for k, v in op.properties.items()
-                  if not k.endswith("_nones")}
-    nones = {argument.name: op.tensor_list_nones(argument) for argument, _ in op.operand_groups()}
-    operand_types: list[TensorType] = [t for group in groups for t in group]
-    tangent_types = [result_types[i] for i in tangent_results]
-    carriers = _size_carriers([*operand_types, *tangent_types], facts)
-    inputs = [*operand_types, *tangent_types, *carriers]
-    count, tangent_count = len(operand_types), len(tangent_types)
-    overload = overload_of(schema)
-
-    def joint(shapes: FakeShapes, *tensors: torch.Tensor) -> object:
-        primals, tangents = tensors[:count], tensors[count:count + tangent_count]
-        for assumption in assumptions:  # Note [data-dependent derivatives]
-            shapes.assume(shapes.size(assumption))
-        remaining = iter(primals)
-        operands = {argument.name: [next(remaining) for _ in group]
-                    for argument, group in zip(schema.operand_arguments, groups, strict=True)}
-        args, kwargs = call_arguments(schema, operands, properties, nones, partial(fake_attribute_value, shapes))
-        outputs = DIFFERENTIABLE_FORMS.get(overload, overload)(*args, **kwargs)  # Note [differentiable forms]
-        flat = list(outputs) if isinstance(outputs, tuple | list) else [outputs]
-        if shapes.in_frame and len(flat) == len(result_types):
-            flat = [_declared(output, declared, shapes) for output, declared in zip(flat, result_types)]
-        for index, tangent in zip(tangent_results, tangents, strict=True):
-            _same_sizes(flat[index], tangent, shapes)
-        # An output that does not depend differentiably on the inputs (``zeros_like``)
-        # takes no tangent; with none left, every gradient is None.
-        used = [(flat[i], t) for i, t in zip(tangent_results, tangents, strict=True) if flat[i].requires_grad]
-        if not used:
-            return flat, [None] * len(differentiated)
-        # Note [masked gradient outputs]; Note [anomaly mode in traces]
-        with defined_gradient_outputs(), torch.autograd.set_detect_anomaly(False):
-            gradients = torch.autograd.grad([o for o, _ in used], [primals[i] for i in differentiated],
-                                            [t for _, t in used], allow_unused=True)
-        if shapes.in_frame:
-            return flat, [_sized_as(g, primals[i]) for g, i in zip(gradients, differentiated, strict=True)]
-        return flat, list(gradients)
-
-    what = f"the derivative of {op.name}"
-    flags = [i in differentiated for i in range(len(inputs))]
     try:
-        autograd = trace(joint, inputs, what=what, requires_grad=flags,
+        autograd = trace(joint.function, joint.inputs, what=joint.what, requires_grad=joint.requires_grad,
                          symbols=facts, location=location, pass_shapes=True, frame=frame)
     except HopcError as error:
         if op.SCHEMA.is_custom and "no autograd formula" in error.message:
@@ -306,72 +288,36 @@ def _trace_derivative(op: AtenOp, renaming: Mapping[str, str], differentiated: S
             raise HopcError(f"{op.name} has no derivative in PyTorch "
                             f"({error.message.rsplit(': ', 1)[-1]})", location) from None
         raise
-    compare_result_types(op.name, autograd.result_types[:len(result_types)], result_types,
+    return finished_derivative(joint, autograd, frame)
+
+
+def finished_derivative(joint: DerivativeJoint, autograd: TracedFunction, frame: Frame | None) -> OpDerivative:
+    """The derivative from the trace of ``joint``: its results checked against the op's types,
+    made functional (Note [functional derivatives]). A located HopcError where they disagree."""
+    location = location_of(joint.op)
+    compare_result_types(joint.op.name, autograd.result_types[:len(joint.result_types)], joint.result_types,
                          frozenset(), location)
     materialize_zero_tensors(autograd.graph)
     if views_to_copies(autograd.graph):
         autograd.graph.graph.eliminate_dead_code()
         autograd.graph.recompile()
-        return OpDerivative(autograd.graph, tuple(differentiated), autograd.shapes.shape_env,
-                            dict(autograd.shapes.torch_names), len(carriers))
+        return OpDerivative(autograd.graph, joint.differentiated, autograd.shapes.shape_env,
+                            dict(autograd.shapes.torch_names), joint.carrier_count)
     functionalized = torch.func.functionalize(autograd.graph, remove="mutations_and_views")
+    count = len(joint.op.operands)
+    tangents = slice(count, count + len(joint.tangent_results))
 
     def functional_joint(shapes: FakeShapes, *tensors: torch.Tensor) -> object:
-        for assumption in assumptions:
+        for assumption in joint.assumptions:
             shapes.assume(shapes.size(assumption))
         outputs, gradients = functionalized(*tensors)
-        for index, tangent in zip(tangent_results, tensors[count:count + tangent_count], strict=True):
-            _same_sizes(outputs[index], tangent, shapes)
+        for index, tangent in zip(joint.tangent_results, tensors[tangents], strict=True):
+            same_sizes(outputs[index], tangent, shapes)
         return outputs, gradients
 
-    functional = trace(functional_joint, inputs, what=what, symbols=facts, location=location,
+    functional = trace(functional_joint, joint.inputs, what=joint.what, symbols=joint.facts, location=location,
                        pass_shapes=True, frame=frame)
     functional.graph.graph.eliminate_dead_code()
     functional.graph.recompile()
-    return OpDerivative(functional.graph, tuple(differentiated), functional.shapes.shape_env,
-                        dict(functional.shapes.torch_names), len(carriers))
-
-
-def _size_carriers(types: Sequence[TensorType], facts: Mapping[str, SymbolFacts]
-                   ) -> list[TensorType | SymIntType]:
-    """One ``[p]`` tensor per symbol no operand or tangent has as a dimension, the SymInt
-    itself for an unbacked one (Note [size carriers])."""
-    bound = set(parameters(types))
-    return [SymIntType(name) if facts[name].unbacked else TensorType([name], i1)
-            for name in facts if name not in bound and not is_float_symbol_name(name)]
-
-
-def _sized_as(gradient: torch.Tensor | None, primal: torch.Tensor) -> torch.Tensor | None:
-    """``gradient`` with ``primal``'s size expressions, which autograd guarded equal to its
-    own (``2*(s0//2)`` for ``s0``) in a frame's trace (Note [derivatives in a frame])."""
-    return None if gradient is None else _with_sizes(gradient, list(primal.shape))
-
-
-def _declared(output: object, declared: object, shapes: FakeShapes) -> object:
-    """A traced output with the sizes its op's result type declares, which the frame's facts
-    make equal to the trace's own (Note [derivatives in a frame])."""
-    if not isinstance(output, torch.Tensor) or not isinstance(declared, TensorType) \
-            or output.dim() != declared.rank:
-        return output  # compare_result_types reports a different rank
-    return _with_sizes(output, [shapes.size(d) for d in declared.shape])
-
-
-def _with_sizes(tensor: torch.Tensor, sizes: list[int | torch.SymInt]) -> torch.Tensor:
-    """``tensor`` with the size expressions ``sizes``, each equal to its own: itself, or an
-    ``expand`` of equal sizes (never a broadcast: the equality is checked, in a frame a guard)."""
-    if [_expression(s) for s in tensor.shape] == [_expression(s) for s in sizes]:
-        return tensor
-    for size, wanted in zip(tensor.shape, sizes, strict=True):
-        torch._check(size == wanted, lambda size=size, wanted=wanted: f"the trace's size {size} is not {wanted}")
-    return tensor.expand(sizes)
-
-
-def _expression(size: int | torch.SymInt) -> object:
-    return size.node.expr if isinstance(size, torch.SymInt) else size
-
-
-def _same_sizes(output: torch.Tensor, tangent: torch.Tensor, shapes: FakeShapes) -> None:
-    """Tells the trace that a tangent has its output's sizes (Note [data-dependent tangents])."""
-    for output_size, tangent_size in zip(output.shape, tangent.shape, strict=True):
-        shapes.assume(output_size == tangent_size)
-        shapes.identify(output_size, tangent_size)
+    return OpDerivative(functional.graph, joint.differentiated, functional.shapes.shape_env,
+                        dict(functional.shapes.torch_names), joint.carrier_count)

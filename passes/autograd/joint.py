@@ -145,11 +145,13 @@ class JointBuilder:
     def build(self, outputs: Sequence[SSAValue], cotangents: Sequence[SSAValue | None]
               ) -> None:
         """Seeds ``outputs`` with ``cotangents`` and emits the backward of every op that needs one."""
+        from hopc.passes.autograd.batched_derivatives import trace_expected_derivatives
         from hopc.passes.autograd.rules import backward_rule
 
         for output, cotangent in zip(outputs, cotangents, strict=True):
             if cotangent is not None:
                 self.accumulate(output, cotangent)
+        trace_expected_derivatives(self)  # Note [batched derivative traces]
         for op in reversed(self.forward_ops):
             cotangents_of_op = [self.cotangents.get(r) for r in op.results]
             if all(c is None for c in cotangents_of_op):

@@ -48,7 +48,7 @@ class DropKeptDimensions(RewritePattern):
             [group for _, group in total.operand_groups()], properties, [viewed])
         replacement.location = op.location
         rewriter.replace(op, replacement)
-        rewriter.erase_op(total)
+        rewriter.erase(total)
 
 
 def _reduced_dimensions(total: AtenOp, rank: int) -> frozenset[int] | None:

@@ -35,4 +35,4 @@ class AddmmOfTransposeToLinear(RewritePattern):
             [[input_], [transpose.operands[0]], [bias]], {}, [op.results[0].type])
         linear.location = op.location
         rewriter.replace(op, linear)
-        rewriter.erase_op(transpose)
+        rewriter.erase(transpose)

@@ -49,7 +49,7 @@ class SliceGradientsToCat(RewritePattern):
         cat.location = op.location
         rewriter.replace(op, cat)
         for node in tree:  # each read only inside the tree, whose root is gone; readers first
-            rewriter.erase_op(node)
+            rewriter.erase(node)
 
 
 def _summed_slice_gradients(op: AtenOp, tree: list[AtenOp], root: bool = False) -> list[AtenOp] | None:

@@ -87,7 +87,7 @@ class TransposeOfTranspose(RewritePattern):
             return  # an argument, or a value read elsewhere: the result would alias it
         rewriter.replace(op, [], [inner.operands[0]])
         if not inner.results[0].uses:
-            rewriter.erase_op(inner)
+            rewriter.erase(inner)
 
 
 class ViewCopyToView(RewritePattern):

@@ -13,8 +13,9 @@ import torch
 import hopc
 from hopc.backend.runtime.executors import CUDA_GRAPH_LOWERING, LoweringOptions, executor_named, lowered
 from hopc.dialects.hop_module_structure import entry_function
-from hopc.driver import CompileOptions, Stage, run_stages
+from hopc.driver import CompileOptions, Stage
 from hopc.ir.diagnostics import HopcError
+from hopc.pipeline_pass import run_stages
 
 COND = (pathlib.Path(__file__).resolve().parents[2] / "examples" / "cond.mlir").read_text()
 BRANCHES = LoweringOptions(conds_as_selects="never")
