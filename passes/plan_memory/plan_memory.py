@@ -72,7 +72,8 @@ type, so the symbol is bound for it too.
 
 Peak bytes. Each ``func.func`` gets ``kernel.peak_bytes``: the peak bytes of
 its buffers over one run (``hopc.passes.plan_memory.peak``), an integer or,
-for dynamic shapes, a ``#hop.expr`` over the shape symbols. A buffer a
+for dynamic shapes, a ``#hop.expr`` over the shape symbols, exact for every
+value of the symbols in their declared ranges (Note [peak candidates]). A buffer a
 region yields is counted while its region runs; results a launch allocates
 itself (the unplanned ones) are not counted.
 """
@@ -165,21 +166,24 @@ class PlanMemoryPass(ModulePass):
 def plan_memory(module: ModuleOp) -> list[FunctionMemory]:
     """Runs ``plan-memory`` on ``module`` in place; what it did in each function, in order."""
     device = module_device(module)
+    lower_bounds = {op.symbol: op.lower.value.data for op in module.ops
+                    if isinstance(op, SymbolOp) and op.lower is not None}
     summaries = []
     for op in module.ops:
         if isinstance(op, KernelOp):
             continue
         plans = [plan_block(block, device) for region in op.regions for block in region.blocks]
         if isinstance(op, FuncOp) and plans:
-            summaries.append(_summary(op, plans[0]))
+            summaries.append(_summary(op, plans[0], lower_bounds))
         for plan in plans:
             _apply(plan)
     return summaries
 
 
-def _summary(function: FuncOp, plan: BlockPlan) -> FunctionMemory:
-    """What ``plan`` does in ``function``, its peak bytes set on it; before ``_apply`` moves ops."""
-    peak = peak_bytes(plan)
+def _summary(function: FuncOp, plan: BlockPlan, lower_bounds: Mapping[str, int]) -> FunctionMemory:
+    """What ``plan`` does in ``function``, its peak bytes set on it (``lower_bounds``: the
+    declared lower bounds of the module's symbols); before ``_apply`` moves ops."""
+    peak = peak_bytes(plan, lower_bounds)
     function.attributes[PEAK_BYTES_ATTRIBUTE] = (IntegerAttr(int(peak), i64) if peak.is_Integer
                                                  else ExprAttr(print_expr(peak)))
     every = list(plan.walk())
