@@ -6,6 +6,7 @@ real ``mlir-opt`` accepts the generic form when it is installed); see
 ``RoundTripShTest``.
 """
 
+import importlib.metadata
 import importlib.util
 import os
 import pathlib
@@ -49,3 +50,9 @@ else:
 fake_impls = pathlib.Path(importlib.util.find_spec("torch").origin).parent / "_subclasses" / "fake_impls.py"
 if "return torch.sym_min(index, size)" in fake_impls.read_text():
     config.available_features.add("torch-bounds-unbacked-slices")
+
+# Dynamo 2.13 asserts a torch._check of a conjunction as the whole And; 2.11 as its parts,
+# which hopc keeps as they are (frontend/symbolic_conjunction.py checks the former).
+torch_version = importlib.metadata.version("torch").split("+")[0]
+if tuple(int(part) for part in torch_version.split(".")[:2]) >= (2, 13):
+    config.available_features.add("dynamo-asserts-whole-conjunctions")

@@ -31,19 +31,21 @@
 #   changed argument's new history: hopc followed its graph and gave half of eager's gradient,
 #   so hopc now refuses such a forward, located (test_custom_autograd_function_outputs.py, the
 #   9 dirty tests).
-# - Fixed: tests/frontend/test_threads.py::test_each_thread_gets_its_own_result[interpreter] failed
-#   one run in two with Dynamo's "Detected that you are using FX to symbolically trace a
-#   dynamo-optimized function", a located internal error. Grad mode is per thread, so each thread
-#   recompiled the program, and while one thread's compile traced its graph with make_fx (which
-#   sets torch.fx's FX-tracing flag, one for the process), the other thread's call met the flag in
-#   Dynamo's entry check. torch 2.13 hides the flag from that check by holding
+# - tests/frontend/test_threads.py::test_each_thread_gets_its_own_result (one executor or another,
+#   about one run in two) fails with Dynamo's "Detected that you are using FX to symbolically
+#   trace a dynamo-optimized function", a located internal error. Grad mode is per thread, so each
+#   thread recompiles the program, and while one thread's compile traces its graph with make_fx
+#   (which sets torch.fx's FX-tracing flag, one for the process), the other thread's call meets
+#   the flag in Dynamo's entry check. torch 2.13 hides the flag from that check by holding
 #   torch.compiler._is_compiling_flag through each compile (pytorch#184614); 2.11 does not: with
-#   torch alone, compiling a function with backend="aot_eager" (make_fx inside) in one thread fails
-#   another thread's calls of a function compiled before, on 2.11 and not on 2.13, and a bare
-#   make_fx trace fails them on both. hopc's compiles are now compile sessions on every torch (Note
-#   [compile session across threads] in hopc.frontend.compile_session): test_threads.py passed in
-#   3 runs of 3 on each torch, and its three new cases fail without the sessions (the one of a
-#   Dynamo compile on 2.11 only).
+#   torch alone, compiling a function with backend="aot_eager" (make_fx inside) in one thread
+#   fails another thread's calls of a function compiled before, on 2.11 and not on 2.13. hopc's
+#   compiles are compile sessions where torch has them (Note [compile session across threads] in
+#   hopc.frontend.compile_session: the hop-level module's compile and hopc.capture, which failed
+#   other threads' calls on 2.13 too). Holding the flag on 2.11 as well fixed this test there but
+#   changed what PyTorch's code traced in hopc's compiles does (it asks is_compiling()): 21 tests
+#   of data-dependent autograd functions and regions failed, located, so on 2.11 hopc does as
+#   torch's own aot_eager does; the session tests of test_threads.py skip there.
 # - test_custom_ops.py::test_mixtral_trains_like_eager: after 2 AdamW steps hopc's parameters are
 #   1.9e-5 from eager's (tolerance 1e-5) on 2.11, and torch's own aot_eager's are 1.3e-5 from
 #   eager's there (0.0 on 2.13, where hopc's are 8.4e-6 off, within the tolerance); hopc and
@@ -93,6 +95,13 @@
 #   round cases skip where torch's own Dynamo cannot trace the program (a probe, not a version).
 # - Full pytest run of 2026-11-28 at deea6ee (after every change above): 36 failed, 5233 passed;
 #   25 are the differences listed here, the other 11 the round cases, which now skip.
+# - Full pytest run of 2026-11-28 at 009d9dc (seventh session): 45 failed, 5331 passed, 170
+#   skipped; 24 are the differences listed here, the other 21 the compile session holding
+#   is_compiling() on 2.11 (above), since made 2.13-only: those 21 then passed (with
+#   test_threads.py, whose one thread test failed as listed). lit there: 135 of 137 passed, 1
+#   unsupported (the unbounded slice above), 1 failed: lit_tests/frontend/symbolic_logic.py, whose
+#   torch._check of a conjunction Dynamo 2.11 asserts as its parts (Ge(u1, 0), Le(u1, 3)), kept
+#   by hopc as they are; that case is now symbolic_conjunction.py, which needs 2.13 (lit.cfg.py).
 # - With numpy >= 2.4, Triton 3.6's interpreter fails `range()` over a runtime int (12
 #   reduction tests); hence the numpy pin below. The device machine has numpy 2.5.
 set -euo pipefail

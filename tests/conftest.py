@@ -15,9 +15,11 @@ cache: ``HOPC_CACHE_DIR`` is a fresh directory, removed at the end.
 
 import atexit
 import os
+import pathlib
 import shutil
 import tempfile
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("deterministic", derandomize=True)
@@ -27,3 +29,12 @@ settings.load_profile("explore" if os.environ.get("HOPC_HYPOTHESIS") == "explore
 os.environ["HOPC_CACHE"] = "0"
 os.environ["HOPC_CACHE_DIR"] = tempfile.mkdtemp(prefix="hopc-test-cache-")
 atexit.register(shutil.rmtree, os.environ["HOPC_CACHE_DIR"], ignore_errors=True)
+
+
+@pytest.fixture
+def compile_cache_dir(monkeypatch, tmp_path) -> pathlib.Path:
+    """The compile cache turned on, in a directory of the test's own (missing until used)."""
+    directory = tmp_path / "cache"
+    monkeypatch.setenv("HOPC_CACHE", "1")
+    monkeypatch.setenv("HOPC_CACHE_DIR", str(directory))
+    return directory

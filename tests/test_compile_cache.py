@@ -25,15 +25,6 @@ from hopc.driver import CompileOptions
 from hopc.ir.diagnostics import HOPC_PACKAGES, HopcError
 
 
-@pytest.fixture
-def cache(monkeypatch, tmp_path) -> pathlib.Path:
-    """The compile cache turned on, in a directory of the test's own (missing until used)."""
-    directory = tmp_path / "cache"
-    monkeypatch.setenv("HOPC_CACHE", "1")
-    monkeypatch.setenv("HOPC_CACHE_DIR", str(directory))
-    return directory
-
-
 @pytest.fixture(autouse=True)
 def fresh_dynamo():
     torch._dynamo.reset()
@@ -56,12 +47,12 @@ def _train(text: str, x: torch.Tensor, **options: object) -> tuple[torch.Tensor,
 # ---------------------------------------------------------------- hits
 
 
-def test_a_hit_trains_as_the_miss_without_running_the_host_stages(cache, monkeypatch):
+def test_a_hit_trains_as_the_miss_without_running_the_host_stages(compile_cache_dir, monkeypatch):
     x = torch.randn(3, 4)
     hits, misses = _counts()
     miss = _train(TRAINING, x)
     assert _counts() == (hits, misses + 1)
-    (entry,) = cache.glob("*.hopc")
+    (entry,) = compile_cache_dir.glob("*.hopc")
     assert "func.func @backward" in entry.read_text()
 
     def not_run(*arguments):
@@ -77,7 +68,7 @@ def test_a_hit_trains_as_the_miss_without_running_the_host_stages(cache, monkeyp
 
 
 @pytest.mark.parametrize("mode", ["training", "no_grad", "freeze"])
-def test_a_hit_runs_a_dynamo_frame_as_the_miss(cache, mode):
+def test_a_hit_runs_a_dynamo_frame_as_the_miss(compile_cache_dir, mode):
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
     model.train(mode != "freeze")
@@ -104,7 +95,7 @@ def test_a_hit_runs_a_dynamo_frame_as_the_miss(cache, mode):
     torch.testing.assert_close(runs[1][1], eager_model[1].running_mean)
 
 
-def test_the_report_says_whether_the_frame_hit(cache, tmp_path):
+def test_the_report_says_whether_the_frame_hit(compile_cache_dir, tmp_path):
     reports = tmp_path / "reports"
     for _ in range(2):
         _train(TRAINING, torch.randn(3, 4), report_dir=reports)
@@ -116,7 +107,7 @@ def test_the_report_says_whether_the_frame_hit(cache, tmp_path):
     assert "differentiated (cached)" in page
 
 
-def test_a_forward_of_one_result_that_saves_nothing_reads_back_and_hits(cache):
+def test_a_forward_of_one_result_that_saves_nothing_reads_back_and_hits(compile_cache_dir):
     """Its function's result attributes are all empty: left out, so that the entry reads back
     (xDSL prints ``-> (T)`` for an empty dictionary and parses it back without one)."""
     x = torch.randn(3, requires_grad=True)
@@ -154,7 +145,7 @@ def test_what_the_stages_read_is_in_the_key(monkeypatch):
     assert len({key, *changed}) == len(changed) + 1
 
 
-def test_a_changed_option_version_or_program_misses(cache, monkeypatch):
+def test_a_changed_option_version_or_program_misses(compile_cache_dir, monkeypatch):
     x = torch.randn(3, 4)
     _train(TRAINING, x)
     hits, misses = _counts()
@@ -163,10 +154,10 @@ def test_a_changed_option_version_or_program_misses(cache, monkeypatch):
     monkeypatch.setattr(compile_cache, "versions", lambda: "hopc of another day")
     _train(TRAINING, x)
     assert _counts() == (hits, misses + 3)
-    assert len(list(cache.glob("*.hopc"))) == 4
+    assert len(list(compile_cache_dir.glob("*.hopc"))) == 4
 
 
-def test_stages_that_guard_the_frame_are_never_stored(cache):
+def test_stages_that_guard_the_frame_are_never_stored(compile_cache_dir):
     """``glu``'s derivative guards the frame that ``x.shape[1]`` is even (Note [frame facts in the key]);
     without a gradient nothing guards, and the frame is stored."""
     hits, misses = _counts()
@@ -174,23 +165,23 @@ def test_stages_that_guard_the_frame_are_never_stored(cache):
         torch._dynamo.reset()
         hopc.compile(lambda x: F.glu(x, 1), dynamic=True)(torch.randn(3, 8, requires_grad=True))
     assert _counts() == (hits, misses + 2)
-    assert not list(cache.glob("*.hopc"))
+    assert not list(compile_cache_dir.glob("*.hopc"))
     with torch.no_grad():
         hopc.compile(lambda x: F.glu(x, 1), dynamic=True)(torch.randn(3, 8))
-    assert len(list(cache.glob("*.hopc"))) == 1
+    assert len(list(compile_cache_dir.glob("*.hopc"))) == 1
 
 
-def test_a_miss_stores_its_text_without_parsing_it(cache, monkeypatch):
+def test_a_miss_stores_its_text_without_parsing_it(compile_cache_dir, monkeypatch):
     def not_run(text):
         raise AssertionError("a miss does not parse its entry back (Note [safe cache entries])")
 
     monkeypatch.setattr(compile_cache, "parse_cached", not_run)
     _train(TRAINING, torch.randn(3, 4))
-    (entry,) = cache.glob("*.hopc")
+    (entry,) = compile_cache_dir.glob("*.hopc")
     assert "func.func @backward" in entry.read_text()
 
 
-def test_an_entry_that_does_not_read_back_is_a_located_warning_and_a_miss(cache, monkeypatch):
+def test_an_entry_that_does_not_read_back_is_a_located_warning_and_a_miss(compile_cache_dir, monkeypatch):
     """A parser that disagrees with the printer (here: one adding an attribute) makes a module
     that prints otherwise than the entry; the hit is refused (Note [safe cache entries])."""
     from xdsl.dialects.builtin import UnitAttr
@@ -214,11 +205,11 @@ def test_an_entry_that_does_not_read_back_is_a_located_warning_and_a_miss(cache,
         torch.testing.assert_close(got, expected)
 
 
-def test_the_cache_is_off_under_hopc_cache_0(cache, monkeypatch):
+def test_the_cache_is_off_under_hopc_cache_0(compile_cache_dir, monkeypatch):
     monkeypatch.setenv("HOPC_CACHE", "0")
     counts = _counts()
     _train(TRAINING, torch.randn(3, 4))
-    assert _counts() == counts and not cache.exists()
+    assert _counts() == counts and not compile_cache_dir.exists()
     monkeypatch.setenv("HOPC_CACHE", "yes")
     with pytest.raises(HopcError, match="HOPC_CACHE is 0 \\(no compile cache\\) or 1, not 'yes'"):
         _train(TRAINING, torch.randn(3, 4))
@@ -252,10 +243,10 @@ CORRUPTIONS = {
 
 
 @pytest.mark.parametrize("corruption", CORRUPTIONS)
-def test_a_corrupt_entry_is_a_located_warning_and_a_miss(cache, corruption):
+def test_a_corrupt_entry_is_a_located_warning_and_a_miss(compile_cache_dir, corruption):
     x = torch.randn(3, 4)
     _train(TRAINING, x)
-    (entry,) = cache.glob("*.hopc")
+    (entry,) = compile_cache_dir.glob("*.hopc")
     corrupt = CORRUPTIONS[corruption](entry, entry.read_text())
     entry.write_bytes(corrupt.encode("utf-8", errors="surrogateescape"))
     hits, misses = _counts()
@@ -271,10 +262,10 @@ def test_a_corrupt_entry_is_a_located_warning_and_a_miss(cache, corruption):
     assert _counts() == (hits + 1, misses + 1)
 
 
-def test_an_entry_that_is_a_link_is_a_miss_and_replaced_not_followed(cache, tmp_path):
+def test_an_entry_that_is_a_link_is_a_miss_and_replaced_not_followed(compile_cache_dir, tmp_path):
     x = torch.randn(3, 4)
     _train(TRAINING, x)
-    (entry,) = cache.glob("*.hopc")
+    (entry,) = compile_cache_dir.glob("*.hopc")
     victim = tmp_path / "victim.txt"
     victim.write_text("the user's own file")
     entry.unlink()
@@ -285,10 +276,10 @@ def test_an_entry_that_is_a_link_is_a_miss_and_replaced_not_followed(cache, tmp_
     assert victim.read_text() == "the user's own file" and not entry.is_symlink()
 
 
-def test_a_read_only_directory_serves_hits_and_warns_where_it_cannot_store(cache, monkeypatch):
+def test_a_read_only_directory_serves_hits_and_warns_where_it_cannot_store(compile_cache_dir, monkeypatch):
     x = torch.randn(3, 4)
     _train(TRAINING, x)
-    cache.chmod(0o500)
+    compile_cache_dir.chmod(0o500)
     try:
         hits, misses = _counts()
         with warnings.catch_warnings():
@@ -302,16 +293,16 @@ def test_a_read_only_directory_serves_hits_and_warns_where_it_cannot_store(cache
             monkeypatch.setattr(compile_cache, "write_private_file", refused)
         with pytest.warns(CompileCacheWarning, match="cannot store the compile cache entry .*Permission denied"):
             result = _train(TRAINING.replace("aten.sin", "aten.tanh"), x)
-        assert len(list(cache.glob("*.hopc"))) == 1
+        assert len(list(compile_cache_dir.glob("*.hopc"))) == 1
         torch.testing.assert_close(result[0], torch.where(x.sum() > 0, x.tanh(), x.cos()) * 2)
     finally:
-        cache.chmod(0o700)
+        compile_cache_dir.chmod(0o700)
 
 
-def test_a_directory_of_another_user_is_refused_with_a_located_warning(cache, monkeypatch):
-    cache.mkdir(mode=0o700)
+def test_a_directory_of_another_user_is_refused_with_a_located_warning(compile_cache_dir, monkeypatch):
+    compile_cache_dir.mkdir(mode=0o700)
     if os.geteuid() == 0:
-        os.chown(cache, 12345, 12345)
+        os.chown(compile_cache_dir, 12345, 12345)
     else:  # only root can give a directory away: make this user another one instead
         user = os.getuid()
         monkeypatch.setattr(os, "getuid", lambda: user + 1)
@@ -319,20 +310,20 @@ def test_a_directory_of_another_user_is_refused_with_a_located_warning(cache, mo
     with pytest.warns(CompileCacheWarning, match="will not use the directory .*: it belongs to user id") as caught:
         result = _train(TRAINING, torch.ones(3, 4))
     assert caught[0].filename == __file__
-    assert _counts() == counts and not list(cache.iterdir())
+    assert _counts() == counts and not list(compile_cache_dir.iterdir())
     torch.testing.assert_close(result[0], eager_cond(torch.ones(3, 4))[0])
 
 
-def test_a_symlinked_directory_is_refused(cache, tmp_path, monkeypatch):
+def test_a_symlinked_directory_is_refused(compile_cache_dir, tmp_path, monkeypatch):
     target = tmp_path / "elsewhere"
     target.mkdir(mode=0o700)
-    cache.symlink_to(target)
+    compile_cache_dir.symlink_to(target)
     with pytest.warns(CompileCacheWarning, match="it is a symbolic link"):
         _train(TRAINING, torch.randn(3, 4))
     assert not list(target.iterdir())
 
 
-def test_an_entry_is_written_whole_or_not_at_all(cache):
+def test_an_entry_is_written_whole_or_not_at_all(compile_cache_dir):
     """A store is a rename of a whole file: a reader never sees part of one (Note [safe cache entries])."""
     module = hopc.parse(COND)
     slot = compile_cache.cache_slot(module, CompileOptions(), "cpu")
@@ -340,9 +331,9 @@ def test_an_entry_is_written_whole_or_not_at_all(cache):
     slot.store(module)
     written = slot.path.read_bytes()
     assert written.startswith(b"hopc-compile-cache 1\nkey ")
-    assert not [path for path in cache.iterdir() if path != slot.path]  # no temporary file left
+    assert not [path for path in compile_cache_dir.iterdir() if path != slot.path]  # no temporary file left
     assert compile_cache.module_text(slot.load()) == compile_cache.module_text(module)
-    assert slot.path.stat().st_mode & 0o777 == 0o600 and cache.stat().st_mode & 0o777 == 0o700
+    assert slot.path.stat().st_mode & 0o777 == 0o600 and compile_cache_dir.stat().st_mode & 0o777 == 0o700
 
 
 def test_the_source_digest_covers_every_hopc_module():

@@ -4,8 +4,6 @@ hit could not rebuild is never stored under it."""
 
 from __future__ import annotations
 
-import pathlib
-
 import pytest
 import torch
 
@@ -14,15 +12,6 @@ from hopc.compile_cache import COUNTS
 from hopc.frontend import dynamo_backend, dynamo_graph_key
 from hopc.frontend.dynamo_graph_key import graph_key_text
 from hopc.frontend.module_import import CONSTANT, EntryArgument
-
-
-@pytest.fixture
-def cache(monkeypatch, tmp_path) -> pathlib.Path:
-    """The compile cache turned on, in a directory of the test's own (missing until used)."""
-    directory = tmp_path / "cache"
-    monkeypatch.setenv("HOPC_CACHE", "1")
-    monkeypatch.setenv("HOPC_CACHE_DIR", str(directory))
-    return directory
 
 
 @pytest.fixture(autouse=True)
@@ -55,12 +44,12 @@ def _train(function, x: torch.Tensor) -> list[torch.Tensor]:
     return [y.detach(), x.grad]
 
 
-def test_a_hit_runs_without_the_capture_as_the_miss(cache, monkeypatch):
+def test_a_hit_runs_without_the_capture_as_the_miss(compile_cache_dir, monkeypatch):
     function, x = _program(SINE), torch.randn(4, 3)
     hits, misses = _counts()
     miss = _train(function, x)
     assert _counts() == (hits, misses + 1)
-    assert len(list(cache.glob("*.hopc"))) == 2  # the captured module's entry and the graph's
+    assert len(list(compile_cache_dir.glob("*.hopc"))) == 2  # the captured module's entry and the graph's
 
     def not_run(*arguments):
         raise AssertionError("a hit by the graph does not capture it")
@@ -93,7 +82,7 @@ def _graph_keys(monkeypatch, function, *inputs: torch.Tensor, dynamic: bool | No
     return keys
 
 
-def test_what_the_capture_reads_is_in_the_key(cache, monkeypatch):
+def test_what_the_capture_reads_is_in_the_key(compile_cache_dir, monkeypatch):
     x = torch.randn(4, 3)
     (key,) = _graph_keys(monkeypatch, _program(SCALE), x)
     assert _graph_keys(monkeypatch, _program(SCALE), x.clone()) == [key]
@@ -110,7 +99,7 @@ def test_what_the_capture_reads_is_in_the_key(cache, monkeypatch):
     assert len({key, *(keys[0] for keys in changed)}) == len(changed) + 1
 
 
-def test_the_frame_facts_are_in_the_key(cache, monkeypatch):
+def test_the_frame_facts_are_in_the_key(compile_cache_dir, monkeypatch):
     """A dynamic size is one symbol in the graph whatever its value; the frame's facts (its size
     hint, a guard) differ, and so does the key (Note [frame facts in the key])."""
     function = _program("def f(x):\n    return x.sin() * x.shape[0]\n")
@@ -122,7 +111,7 @@ def test_the_frame_facts_are_in_the_key(cache, monkeypatch):
     assert unguarded != guarded  # the one graph, the same lines; Dynamo guarded ``s0 > 2`` in one frame
 
 
-def test_a_function_the_key_cannot_see_into_is_keyless(cache, monkeypatch):
+def test_a_function_the_key_cannot_see_into_is_keyless(compile_cache_dir, monkeypatch):
     @torch._dynamo.allow_in_graph
     def users_own(x):
         return x * 2
@@ -152,7 +141,7 @@ def test_a_tensor_attribute_and_a_constant_argument_are_keyed_by_their_values():
 
 
 @pytest.mark.parametrize("returns_a_view", [True, False])
-def test_what_a_hit_could_not_rebuild_is_stored_only_by_the_captured_module(cache, returns_a_view):
+def test_what_a_hit_could_not_rebuild_is_stored_only_by_the_captured_module(compile_cache_dir, returns_a_view):
     """A hit by the graph could not rebuild the output aliases the capture finds, nor the tensor
     constants its retrace makes: the frame compiles through the captured module's entry, and its
     output is still the input's view, or the constant's product."""
@@ -169,4 +158,4 @@ def test_what_a_hit_could_not_rebuild_is_stored_only_by_the_captured_module(cach
         else:
             torch.testing.assert_close(y, torch.sin(x) * torch.tensor([1.0, 2.0, 3.0]))
     assert _counts() == (hits + 1, misses + 1)
-    assert len(list(cache.glob("*.hopc"))) == 1
+    assert len(list(compile_cache_dir.glob("*.hopc"))) == 1

@@ -5,12 +5,10 @@ processes storing one entry at once leave a whole one (Note [safe cache entries]
 from __future__ import annotations
 
 import json
-import pathlib
 import subprocess
 import sys
 import warnings
 
-import pytest
 import torch
 from cache_programs import COND, TRAINING, eager_cond
 
@@ -45,16 +43,7 @@ print(json.dumps({"counts": [COUNTS.hits, COUNTS.misses], "tensors": [y.tolist()
 misses, its output and gradient."""
 
 
-@pytest.fixture
-def cache(monkeypatch, tmp_path) -> pathlib.Path:
-    """The compile cache turned on, in a directory of the test's own (missing until used)."""
-    directory = tmp_path / "cache"
-    monkeypatch.setenv("HOPC_CACHE", "1")
-    monkeypatch.setenv("HOPC_CACHE_DIR", str(directory))
-    return directory
-
-
-def test_a_second_process_hits_and_trains_as_the_first(cache):
+def test_a_second_process_hits_and_trains_as_the_first(compile_cache_dir):
     """A fresh process shares nothing with the one that stored the entry but the directory:
     its hit gives the values and gradients of the first process's miss, bit for bit."""
     processes = [subprocess.run([sys.executable, "-c", TRAIN_IN_A_PROCESS, TRAINING], capture_output=True,
@@ -66,7 +55,7 @@ def test_a_second_process_hits_and_trains_as_the_first(cache):
         torch.testing.assert_close(torch.tensor(got), expected)
 
 
-def test_two_processes_storing_at_once_leave_one_whole_entry(cache):
+def test_two_processes_storing_at_once_leave_one_whole_entry(compile_cache_dir):
     """Two processes store one entry over and over, at once, while this one reads it: every
     read finds no entry or a whole one, and both processes found the key this one finds."""
     module = hopc.parse(COND)
@@ -85,6 +74,6 @@ def test_two_processes_storing_at_once_leave_one_whole_entry(cache):
             loaded.append(slot.load())
         loaded.append(slot.load())
     assert [writer.wait() for writer in writers] == [0, 0] and keys == [slot.key, slot.key]
-    assert loaded[-1] is not None and [path.name for path in cache.iterdir()] == [slot.path.name]
+    assert loaded[-1] is not None and [path.name for path in compile_cache_dir.iterdir()] == [slot.path.name]
     texts = {compile_cache.module_text(found) for found in loaded if found is not None}
     assert texts == {compile_cache.module_text(module)}
