@@ -170,14 +170,19 @@ class CacheSlot:
         return module
 
     def store(self, module: ModuleOp) -> None:
-        """Keeps ``module``'s text as the entry, unless the stages changed the frame's facts (Note
-        [frame facts in the key]); the load checks that it reads back (Note [safe cache entries])."""
+        """Keeps ``module``'s text as the entry (``store_text``)."""
+        if self.path is not None:
+            self.store_text(module_text(module))
+
+    def store_text(self, text: str) -> None:
+        """Keeps ``text``, a module's ``module_text``, as the entry, unless the stages changed the
+        frame's facts (Note [frame facts in the key]); the load checks that it reads back (Note
+        [safe cache entries])."""
         if self.path is None:
             return
         if frame_facts() != self.facts:
             self.outcome += "; not stored: the stages added guards to the frame"
             return
-        text = module_text(module)
         body_digest = hashlib.sha256(text.encode()).hexdigest()
         try:
             write_private_file(self.path, f"{ENTRY_HEADER}\nkey {self.key}\nsha256 {body_digest}\n\n{text}")

@@ -80,7 +80,7 @@ from hopc.backend.runtime.executors import (
 )
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.output_aliases import OutputAliases
-from hopc.compile_cache import COUNTS, CacheSlot, cache_slot
+from hopc.compile_cache import COUNTS, CacheSlot, cache_slot, module_text
 from hopc.dialects.hop_module_structure import entry_functions, entry_signature
 from hopc.dialects.verify import verify_module
 from hopc.driver_log import FrameReports, StageLog
@@ -278,11 +278,16 @@ def to_host_level_cached(module: ModuleOp, options: CompileOptions, frame: Frame
     if cached is None:
         to = Stage.FUNCTIONAL if options.freeze else Stage.DIFFERENTIATED
         to_host_level(module, options, log, to=to, check_functional=frame.check_functional)
-        slot.store(module)
     else:
         module = _checked_cached(cached, options, frame, log, start)
-    if source_slot is not None and not off:
-        source_slot.store(module)
+    also_source = source_slot is not None and not off
+    targets = [target for target in [*([slot] if cached is None else []), *([source_slot] if also_source else [])]
+               if target.path is not None]
+    if targets:
+        text = module_text(module)  # printed once for every entry it is stored in
+        for target in targets:
+            target.store_text(text)
+    if also_source:
         slot.outcome += f"; by what the frontend captured from: {source_slot.outcome}"
     log.cache = f"{slot.outcome} ({COUNTS})"
     return module
