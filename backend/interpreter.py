@@ -55,16 +55,13 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
+from hopc.backend.runtime.located_failures import InterpreterError
 from hopc.dialects.hop_module import ENTRY_KIND_BY_NAME, EntryOp
 from hopc.dialects.hop_module_structure import entry_function
-from hopc.ir.diagnostics import HopcError, op_error
+from hopc.ir.diagnostics import op_error
 from hopc.ir.rule_table import RuleTable
 from hopc.ir.symbolic import UnboundSymbolError
 from hopc.torch_bridge.runtime_types import bind_parameters, match_types
-
-
-class InterpreterError(HopcError):
-    """The program failed, or a value did not match its IR type, at run time."""
 
 
 def interpreter_error(op: Operation, message: str) -> InterpreterError:

@@ -44,15 +44,16 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import traceback
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 from unittest import mock
 
 import torch
 import torch._dynamo.guards
-from xdsl.dialects.builtin import ModuleOp
 
-from hopc.driver import CompileOptions, FrameReports, compile_module, compile_options
+from hopc.compile_options import CompileOptions, compile_options
 from hopc.frontend.compile_session import compile_session
 from hopc.frontend.dynamo_backend import hopc_backend
 from hopc.frontend.dynamo_capture import KEEP_SINGLE_USE_SUBGRAPHS
@@ -60,6 +61,9 @@ from hopc.frontend.eager_fallback import EagerFallbacks
 from hopc.frontend.errors import dynamo_error, internal_error, raised_in_hopc
 from hopc.frontend.module_hooks import ModuleHooks
 from hopc.ir.diagnostics import HopcError, user_location
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
 
 _DYNAMO_CONFIG = {
     "capture_scalar_outputs": True,
@@ -163,7 +167,11 @@ class CompiledProgram:
 
     def __init__(self, program: Callable, options: CompileOptions):
         self._program = program
-        reports = None if options.report_dir is None else FrameReports()
+        reports = None
+        if options.report_dir is not None:
+            from hopc.driver_log import FrameReports  # the stages' log, loaded only to report
+
+            reports = FrameReports()
         backend = functools.partial(hopc_backend, options=options, reports=reports)
         context = torch._dynamo.optimize(backend=backend, nopython=options.fullgraph, dynamic=options.dynamic,
                                          guard_export_fn=None if reports is None else reports.guards_exported)
@@ -293,8 +301,18 @@ def compile_program(program: Callable | ModuleOp, options: CompileOptions | None
         chosen = compile_options(options, **keywords)
     except HopcError as problem:
         raise HopcError(problem.message, user_location(traceback.extract_stack())) from None
-    if isinstance(program, ModuleOp):
+    if _is_hop_module(program):
+        from hopc.driver import compile_module
+
         with compile_session():  # Note [compile session across threads]
             return compile_module(program, chosen)
     compiled = CompiledModule if isinstance(program, torch.nn.Module) else CompiledProgram
     return compiled(program, chosen)
+
+
+def _is_hop_module(program: object) -> bool:
+    """Whether ``program`` is a hop-level module (an xDSL ``ModuleOp``), asked without importing
+    xDSL: no object is one until xDSL's builtin dialect is imported (Note [imports of a cache hit]
+    in ``hopc.frontend.dynamo_backend``)."""
+    builtin = sys.modules.get("xdsl.dialects.builtin")
+    return builtin is not None and isinstance(program, builtin.ModuleOp)

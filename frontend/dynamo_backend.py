@@ -25,6 +25,26 @@ Dynamo supplies guards, recompilation, automatic dynamic shapes and the
 program's Python around the graph; the graph's placeholders are already the
 tensors (and symbolic sizes) the module takes, parameters and buffers
 included, in Dynamo's order.
+
+Note [imports of a cache hit]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A process's first call of a compiled program pays for every module it
+imports (``bench/compile_time.py --warm``, issue 25), and where the compile
+cache holds a graph's entry, hopc's part of that call up to the entry is to
+make the options, name the graph's arguments and key the graph. So what runs
+up to the key imports no xDSL and none of hopc's IR machinery (no dialect,
+pass or importer): ``hopc.compile``'s ``CompiledProgram`` and Dynamo's frame
+callback around it, and here ``compile_options``, ``graph_fake_mode``,
+``_graph_arguments``, the lifted tensor attributes, ``graph_cache_slot`` and
+``_check_gradients_can_be_given``, and then loading the slot's executable
+entry, a call made again without the IR (Note [executable entries] in
+``hopc.compile_cache``). The modules they read
+(``hopc.compile_options``, ``hopc.frontend.entry_arguments``,
+``hopc.backend.runtime.executors``, ``hopc.ir.diagnostics``,
+``hopc.compile_cache``) name xDSL's types in annotations only and import it
+in the functions that handle ops. The driver, the capture and the importer
+are imported in ``graph_call`` past the key. ``tests/test_compile_imports.py``
+runs those steps on a Dynamo graph in a fresh process and checks.
 """
 
 from __future__ import annotations
@@ -44,25 +64,23 @@ import torch._guards
 import torch.fx
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.multiprocessing.reductions import StorageWeakRef
-from xdsl.dialects.builtin import ModuleOp
 
-from hopc.backend.runtime.executors import Generated, device_of
-from hopc.backend.runtime.module_call import ModuleCall
-from hopc.backend.runtime.output_aliases import OutputAliases
-from hopc.dialects.hop_module_structure import entry_signature
-from hopc.driver import CompileOptions, Frame, compile_cached, compile_captured, compile_options
-from hopc.driver_log import FrameReports, shape_guard_lines
-from hopc.frontend.aten_lowering import lower_to_aten
+from hopc.backend.runtime.generated_call import device_of
+from hopc.compile_options import CompileOptions, compile_options
 from hopc.frontend.dynamo_capture import graph_fake_mode, lift_tensor_attributes
 from hopc.frontend.dynamo_graph_key import graph_cache_slot
-from hopc.frontend.module_import import BUFFER, PARAMETER, EntryArgument, import_module
-from hopc.frontend.no_grad_spans import detach_no_grad_spans
-from hopc.frontend.output_views import output_aliases
-from hopc.fx_import.shape_symbols import ShapeSymbols
+from hopc.frontend.entry_arguments import BUFFER, PARAMETER, EntryArgument
 from hopc.ir.diagnostics import HopcError, is_hopc_source, user_location
 
 if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
+    from hopc.backend.runtime.generated_call import Generated
+    from hopc.backend.runtime.module_call import ModuleCall
+    from hopc.backend.runtime.output_aliases import OutputAliases
     from hopc.backend.runtime.training_call import TrainingCall
+    from hopc.driver import Frame
+    from hopc.driver_log import FrameReports
     from hopc.frontend.freezing import FrozenCall
 
 _SOURCE_PART = re.compile(r"\['([^']*)'\]|\.(\w+)|\[(\d+)\]")
@@ -119,6 +137,8 @@ def hopc_backend(graph_module: torch.fx.GraphModule, example_inputs: list, *,
     ``hopc.backend.runtime.module_call``: Dynamo guards the device and grad mode). ``options``
     are ``hopc.compile``'s, or the dict ``torch.compile(..., options=...)`` passes; ``reports``
     is where a frame's report waits for its guards (Note [stage log] in ``hopc.driver_log``)."""
+    from hopc.backend.runtime.module_call import ModuleCall
+
     chosen = compile_options(options)
     call = graph_call(graph_module, example_inputs, chosen, reports)
     return call.direct_entry(device_of(example_inputs)) if isinstance(call, ModuleCall) else call
@@ -137,7 +157,9 @@ def graph_call(graph_module: torch.fx.GraphModule, example_inputs: list, options
     under ``torch.no_grad()`` (Note [freezing is inference] in ``hopc.frontend.freezing``).
 
     The compile cache is asked first by the graph itself (Note [graph keys]
-    in ``hopc.frontend.dynamo_graph_key``): a hit captures nothing.
+    in ``hopc.frontend.dynamo_graph_key``): a hit captures nothing, and where
+    the slot keeps the compiled call, runs no stage (Note [executable entries]
+    in ``hopc.compile_cache``).
 
     Raises ``HopcError`` (located at the user's line) for what hopc cannot
     import or differentiate; Dynamo reports it as a backend failure.
@@ -148,19 +170,35 @@ def graph_call(graph_module: torch.fx.GraphModule, example_inputs: list, options
         arguments = _graph_arguments(graph_module)
         _check_no_tensor_subclass(arguments)
         lifted = _lifted_arguments(lift_tensor_attributes(graph_module, None, fake_mode))
-        graph_slot = graph_cache_slot(graph_module, arguments + lifted, options, device_of(example_inputs))
+        device = device_of(example_inputs)
+        graph_slot = graph_cache_slot(graph_module, arguments + lifted, options, device)
+        stores_calls = graph_slot is not None and _stores_calls(options)
+        if graph_slot is not None:
+            _check_gradients_can_be_given(arguments + lifted)
+            loaded = graph_slot.load_call([a.value for a in lifted]) if stores_calls else None
+            if loaded is not None:
+                return loaded
+        # the driver and the capture, past the key (Note [imports of a cache hit])
+        from hopc.driver import Frame, compile_cached, compile_captured
+        from hopc.driver_log import shape_guard_lines
+        from hopc.frontend.aten_lowering import lower_to_aten
+        from hopc.frontend.module_import import import_module
+        from hopc.frontend.no_grad_spans import detach_no_grad_spans
+        from hopc.frontend.output_views import output_aliases
+        from hopc.fx_import.shape_symbols import ShapeSymbols
 
         def frame(trailing: list[EntryArgument], aliases: OutputAliases | None) -> Frame:
             """The frame of the graph whose module takes ``trailing`` after the placeholders."""
-            return Frame(_frame_title(), device_of(example_inputs), tuple(a.value for a in trailing), aliases,
+            return Frame(_frame_title(), device, tuple(a.value for a in trailing), aliases,
                          check_grad=False, check_functional=functools.partial(_check_functional, arguments + trailing),
                          freezes_at_call=True, capture_seconds=time.perf_counter() - start,
                          guards=shape_guard_lines(fake_mode.shape_env) if reports is None else reports)
 
         if graph_slot is not None:
-            _check_gradients_can_be_given(arguments + lifted)
             cached = compile_cached(graph_slot, options, frame(lifted, None))
             if cached is not None:
+                if stores_calls:
+                    graph_slot.store_call(cached, device)
                 return cached
         graph_module.recompile()
         aten_graph = lower_to_aten(graph_module, [a.example for a in arguments + lifted], fake_mode)
@@ -173,7 +211,18 @@ def graph_call(graph_module: torch.fx.GraphModule, example_inputs: list, options
         module = import_module(aten_graph, entry_arguments, ShapeSymbols(fake_mode.shape_env))
         # a hit's frame has no aliases and no constants of the retrace (Note [graph keys])
         stored_by_graph = graph_slot if not aliases and not constants else None
-        return compile_captured(module, options, frame(lifted + constants, aliases), stored_by_graph)
+        call = compile_captured(module, options, frame(lifted + constants, aliases), stored_by_graph)
+        if stores_calls and not constants:  # a call restores its outputs' strides itself
+            graph_slot.store_call(call, device)
+        return call
+
+
+def _stores_calls(options: CompileOptions) -> bool:
+    """Whether a graph's slot keeps its compiled call (Note [executable entries] in
+    ``hopc.compile_cache``): not for a frozen call, which freezes at its first call, nor where the
+    stages are to be shown (a report, printed IR or ``HOPC_LOGS``), which a loaded call skips."""
+    return not (options.freeze or options.report_dir is not None or options.print_ir_after_all
+                or os.environ.get("HOPC_LOGS"))
 
 
 _DYNAMO_SOURCES = os.path.dirname(torch._dynamo.__file__) + os.sep
@@ -202,6 +251,8 @@ def _is_wrapper(filename: str) -> bool:
 
 def _check_functional(arguments: list[EntryArgument], functional: ModuleOp) -> None:
     """What the functional module of a graph on ``arguments`` says hopc cannot run as eager does."""
+    from hopc.dialects.hop_module_structure import entry_signature
+
     changed = entry_signature(functional).copy_back.values()
     _check_no_mutated_input_shares_memory(changed, arguments)
     if any(a.requires_grad for a in arguments):

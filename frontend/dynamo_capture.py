@@ -38,8 +38,8 @@ import torch.utils._pytree as pytree
 from torch._dynamo.symbolic_convert import InstructionTranslator
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
+from hopc.frontend.entry_arguments import BUFFER, CONSTANT, PARAMETER, EntryArgument
 from hopc.frontend.errors import dynamo_error
-from hopc.frontend.module_import import BUFFER, CONSTANT, PARAMETER, EntryArgument
 from hopc.frontend.traceable_regions import regions_for_export
 from hopc.fx_import.capture_rules import DYNAMO_STAND_INS
 from hopc.ir.diagnostics import HopcError

@@ -56,8 +56,8 @@ from torch._subclasses.fake_tensor import FakeTensor
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from hopc.compile_cache import CacheSlot, cache_directory, cache_slot
-from hopc.driver import CompileOptions
-from hopc.frontend.module_import import CONSTANT, EntryArgument
+from hopc.compile_options import CompileOptions
+from hopc.frontend.entry_arguments import CONSTANT, EntryArgument
 
 TRUSTED_MODULES = ("torch", "operator", "_operator", "math", "builtins", "hopc")
 """The modules whose functions a keyed graph may call: their code is in the key's versions."""

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import sympy
 import torch
@@ -54,28 +53,13 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from hopc.dialects.hop import BufferOp, ConstantOp, ParameterOp
 from hopc.dialects.hop_module import REQUIRES_GRAD
 from hopc.dialects.hop_module_structure import STRIDES
+from hopc.frontend.entry_arguments import BUFFER, CONSTANT, PARAMETER, EntryArgument
 from hopc.fx_import.importer import GraphImporter, ModuleImports
 from hopc.fx_import.shape_symbols import ShapeSymbols
 from hopc.ir.types import TensorType, dim_attribute
 from hopc.torch_bridge.tensor_constants import tensor_value
 
-PARAMETER, BUFFER, CONSTANT = "hop.parameter", "hop.buffer", "hop.constant"
-
-
-@dataclass(frozen=True)
-class EntryArgument:
-    """One argument of the entry function."""
-
-    role: str | None
-    """None for a user input, else ``PARAMETER``, ``BUFFER`` or ``CONSTANT``."""
-    name: str
-    """The argument's name; for a module-level tensor, the symbol it is declared as."""
-    example: object
-    """The fake tensor (or ``SymInt``) the program was traced with."""
-    value: torch.Tensor | None = None
-    """The real tensor, for one the program read as an attribute rather than received."""
-    requires_grad: bool = False
-    """Whether the module is differentiated for it (a user input or parameter): ``{hop.requires_grad}``."""
+__all__ = ["BUFFER", "CONSTANT", "PARAMETER", "EntryArgument", "constant_attribute", "import_module", "value_name"]
 
 
 def constant_attribute(tensor: torch.Tensor, tensor_type: TensorType) -> DenseIntOrFPElementsAttr:

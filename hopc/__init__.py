@@ -9,7 +9,7 @@ The public API; each entry point imports its machinery on first use, so that
   ``hopc-opt --freeze`` folds;
 - ``compile(program, options=None, **keywords)`` -> a callable with the
   program's eager semantics (``hopc.frontend.compile``), compiled as a
-  ``CompileOptions`` says (``hopc.driver``), given whole as ``options`` or
+  ``CompileOptions`` says (``hopc.compile_options``), given whole as ``options`` or
   field by field as keywords (``executor="aten"``, ``freeze=True``, ...);
 - ``parse(text)`` -> the module that hop-level IR text denotes
   (``hopc.dialects.parse.parse_module``);
@@ -33,7 +33,7 @@ from typing import Any
 
 __all__ = ["CompileOptions", "CompiledModule", "EagerFallbackWarning", "capture", "compile", "parse", "to_text"]
 
-_LAZY = {"CompiledModule": "hopc.frontend.compile", "CompileOptions": "hopc.driver",
+_LAZY = {"CompiledModule": "hopc.frontend.compile", "CompileOptions": "hopc.compile_options",
          "EagerFallbackWarning": "hopc.frontend.eager_fallback"}
 """The public classes, by the module that defines them (imported on first use)."""
 

@@ -9,13 +9,12 @@ disk (``CacheSlot.load``) gives the module the ``functional`` and
 that captured module the last time, parsed from its text, and the driver skips
 those stages: they hold the derivative traces, the most expensive part of a
 compile. Otherwise the driver runs them and stores the result
-(``CacheSlot.store``). The kernel stages run on either:
-parsing their larger text takes longer than running them (measured on
-``bench/compile_time.py``'s ``block``, training: 0.16 s CPU to parse the
-planned module against 0.08 to 0.11 s for the kernel and planned stages), and
-the host code generated from them closes over Python objects, not text (Note
-[generated host code] in ``hopc.backend.host.codegen``). As Inductor's FX graph
-cache and AOTAutograd's cache, it is on by default:
+(``CacheSlot.store``). The kernel stages run on either
+(parsing their larger text takes longer than running them: ``block``, training,
+0.16 s CPU to parse the planned module against 0.08 to 0.11 s for the kernel
+and planned stages); a slot of Dynamo's graph keeps the compiled call itself
+too (Note [executable entries]). As Inductor's FX graph cache and
+AOTAutograd's cache, it is on by default:
 
 - ``HOPC_CACHE=0`` turns it off (``1``, or unset, keeps it on);
 - ``HOPC_CACHE_DIR`` chooses the directory, ``$XDG_CACHE_HOME/hopc/compile``
@@ -39,22 +38,28 @@ An entry is found by the SHA-256 of everything the cached stages read:
 - the versions of Python, torch, xDSL and Triton, and a digest of hopc's own
   sources (``hopc_source_digest``), so that a changed pass never serves the
   result of the old one (PyTorch keys its caches by its sources the same way);
-- the frame's shape facts (Note [frame facts in the key]).
+- the frame's shape facts (Note [frame facts in the key] in ``hopc.compile_cache_key``).
 
-Note [frame facts in the key]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-The ``differentiated`` stage traces some derivatives in the ``ShapeEnv`` of
-the Dynamo frame it compiles, and their guards join the frame's (Note
-[derivatives in a frame] in ``hopc.passes.autograd.derivatives``); a hit skips
-those traces. So the key holds what the traces read of the frame (its
-guards, replacements, ranges, size hints and deferred runtime assertions, as
-text: ``frame_facts``), and an entry is stored only where the stages left
-those facts as they found them: a hit then adds no guard the stages would
-have added, since the same traces from the same facts add the same guards,
-here none. A frame whose stages guarded is compiled, never stored, every
-time. An entry of Dynamo's graph holds the facts from before the capture,
-whose retrace runs in the frame's ``ShapeEnv`` too: it is stored only where
-the capture left the facts as it found them as well (Note [graph keys]).
+Note [executable entries]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+A second process's first call of a graph it finds in the cache would still
+import xDSL and hopc's dialects to parse the module, and run the kernel
+stages and host code generation: together several times what the call may
+cost (issue 25: a tenth of AOTAutograd's compile). So the slot of a Dynamo
+graph (Note [graph keys] in ``hopc.frontend.dynamo_graph_key``) also keeps,
+beside the module, the call compiled from it (``store_call``): the
+``TrainingCall`` or ``ModuleCall``'s plan and each entry's generated host code
+with the recipes of the values it closes over (``hopc.backend.runtime.stored_call``,
+Note [namespace recipes] in ``hopc.backend.host.recipes``). ``load_call`` makes
+that call again importing no IR. It is stored where the module entry is
+(Note [frame facts in the key]) and every value has a recipe; anything else
+(a tensor constant, Triton launchers, aliased outputs, a frozen call) keeps
+the module entry alone, which hits as before. Since the key holds hopc's own
+sources, the code stored is the code this hopc would generate for the module;
+the same header and checksum guard it as a module entry (Note [safe cache
+entries]), and one that does not load is a miss, warned about, after which
+the module entry is tried. The guards the stages added to the frame are
+replayed on either hit (Note [replayed guards] in ``hopc.compile_cache_key``).
 
 Note [safe cache entries]
 ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -64,8 +69,9 @@ directory is created with mode 0700 and used only while it is the user's, no
 symbolic link, writable by no one else; entries are read and written without
 following a link, and written atomically (a temporary file renamed over the
 entry), so two processes storing one entry at once leave one whole entry.
-An entry is a header, ``hopc-compile-cache 1``, the key, the SHA-256 of its
-body, and the body, the module's text. What does not load as an entry of its
+An entry is a header, ``hopc-compile-cache 2``, the key, the guards the
+stages added to the frame (Note [replayed guards] in ``hopc.compile_cache_key``),
+the SHA-256 of its body, and the body, the module's text. What does not load as an entry of its
 key (missing, a symbolic link, truncated, corrupt, not parsing, verifying or
 reading back) is a miss; all but a missing entry or a link (which the store
 replaces) is also a ``CompileCacheWarning`` located at the user's line, as is
@@ -85,39 +91,34 @@ diagnostic never points into an entry.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import hashlib
-import importlib.metadata
-import importlib.util
+import json
 import os
 import pathlib
-import sys
 import time
 import traceback
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hopc.backend.private_directory import private_directory, read_private_file, user_cache_root, write_private_file
-from hopc.ir.diagnostics import HOPC_PACKAGES, HopcError, user_location
+from hopc.compile_cache_key import added_guards, cache_key, frame_facts, module_text, replay_guards
+from hopc.ir.diagnostics import HopcError, user_location
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
-    from hopc.driver import CompileOptions
+    from hopc.compile_options import CompileOptions
 
 ENABLE_ENVIRONMENT = "HOPC_CACHE"
 DIRECTORY_ENVIRONMENT = "HOPC_CACHE_DIR"
-ENTRY_HEADER = "hopc-compile-cache 1"
+ENTRY_HEADER = "hopc-compile-cache 2"
 ENTRY_SUFFIX = ".hopc"
+CALL_HEADER = "hopc-compile-cache call 2"
+CALL_SUFFIX = ".hopc-call"
 CACHED_TEXT_FILENAME = "<hopc compile cache>"
 """The file name the parser gives a cached op that had no location (Note [safe cache entries])."""
-SHOWN_ONLY = frozenset({"report_dir", "print_ir_after_all"})
-"""The compile options that only show the stages, left out of the key (Note [compile cache key])."""
-SOURCE_SUFFIXES = (".py", ".json")
-
-
 class CompileCacheWarning(UserWarning):
     """The compile cache could not be used for a frame, which compiles without it."""
 
@@ -180,48 +181,109 @@ class CacheSlot:
         [safe cache entries])."""
         if self.path is None:
             return
-        if frame_facts() != self.facts:
-            self.outcome += "; not stored: the stages added guards to the frame"
+        guards = added_guards(self.facts)
+        if guards is None:
+            self.outcome += "; not stored: the stages changed the frame's shape facts beyond guards"
             return
-        body_digest = hashlib.sha256(text.encode()).hexdigest()
         try:
-            write_private_file(self.path, f"{ENTRY_HEADER}\nkey {self.key}\nsha256 {body_digest}\n\n{text}")
+            write_private_file(self.path, _entry_text(ENTRY_HEADER, self.key, guards, text))
         except OSError as error:
             warn(f"hopc cannot store the compile cache entry {self.path}: {error.strerror or error}")
             self.outcome += "; not stored: the directory cannot be written"
             return
         self.outcome += "; stored"
 
+    def store_call(self, call: object, device: str) -> None:
+        """Keeps ``call``, compiled for ``device`` from this slot's module, as the slot's
+        executable entry where it can be (Note [executable entries])."""
+        guards = None if self.path is None else added_guards(self.facts)
+        if guards is None:
+            return
+        from hopc.backend.host.recipes import Unstorable
+        from hopc.backend.runtime.stored_call import call_record
+
+        try:
+            body = json.dumps(call_record(call, device), allow_nan=False)
+        except Unstorable as reason:
+            self.outcome += f"; call not stored ({reason})"
+            return
+        try:
+            write_private_file(self.call_path, _entry_text(CALL_HEADER, self.key, guards, body))
+        except OSError as error:
+            warn(f"hopc cannot store the compile cache entry {self.call_path}: {error.strerror or error}")
+            return
+        self.outcome += "; call stored"
+
+    def load_call(self, trailing: Sequence[object]) -> object | None:
+        """The call the slot's executable entry holds, taking ``trailing`` after its arguments, a
+        hit counted; None, not counted, where there is none or it does not load (warned about)."""
+        if self.path is None:
+            return None
+        start = time.perf_counter()
+        body = self._read_body(self.call_path, CALL_HEADER)
+        if body is None:
+            return None
+        from hopc.backend.runtime.stored_call import call_from_record
+
+        try:
+            call = call_from_record(json.loads(body), trailing)
+        except (ValueError, KeyError, TypeError, AttributeError, SyntaxError) as error:
+            self._unusable(self.call_path, f"it does not make a call ({type(error).__name__}: {error})")
+            return None
+        COUNTS.hits += 1
+        self.outcome = f"hit: {self.call_path.name}, loaded in {time.perf_counter() - start:.3f} s"
+        return call
+
+    @property
+    def call_path(self) -> pathlib.Path:
+        """Where the slot's executable entry is (Note [executable entries])."""
+        return self.path.with_suffix(CALL_SUFFIX)
+
+    def _read_body(self, path: pathlib.Path, header: str) -> str | None:
+        """The body of the entry at ``path`` after its ``header``, key and checksum; None where
+        there is none and, warned about, where it is not one of this key."""
+        try:
+            text = read_private_file(path)
+        except (OSError, UnicodeDecodeError) as error:
+            return self._unusable(path, f"it cannot be read ({error})")
+        if text is None:
+            self.outcome = f"miss: no entry {path.name}"
+            return None
+        head, _, body = text.partition("\n\n")
+        lines = head.split("\n")
+        try:
+            guards = json.loads(lines[2].removeprefix("guards "))
+        except (IndexError, ValueError):
+            guards = None
+        if not isinstance(guards, list) or head != _entry_text(header, self.key, guards, body).partition("\n\n")[0]:
+            return self._unusable(path, "its header or checksum does not match (a truncated or corrupt entry)")
+        problem = replay_guards(guards)
+        if problem is not None:
+            return self._unusable(path, f"its guards cannot be added to the frame ({problem})")
+        return body
+
     def _read(self) -> ModuleOp | None:
         """The module of the entry at ``path``; None where there is none, and, warned about, where
         it is not one of this key."""
-        try:
-            text = read_private_file(self.path)
-        except (OSError, UnicodeDecodeError) as error:
-            return self._unusable(f"it cannot be read ({error})")
-        if text is None:
-            self.outcome = f"miss: no entry {self.path.name}"
+        body = self._read_body(self.path, ENTRY_HEADER)
+        if body is None:
             return None
-        header, _, body = text.partition("\n\n")
-        expected = [ENTRY_HEADER, f"key {self.key}", f"sha256 {hashlib.sha256(body.encode()).hexdigest()}"]
-        if header.split("\n") != expected:
-            return self._unusable("its header or checksum does not match (a truncated or corrupt entry)")
         from hopc.dialects.verify import verify_module
 
         try:
             module = parse_cached(body)
             verify_module(module)
         except HopcError as error:
-            return self._unusable(f"it does not parse or verify ({error.message})")
+            return self._unusable(self.path, f"it does not parse or verify ({error.message})")
         if module_text(module) != body:
-            return self._unusable("the module it parses to prints otherwise (the printer and the "
-                                  "parser disagree)")
+            return self._unusable(self.path, "the module it parses to prints otherwise (the printer and "
+                                             "the parser disagree)")
         return module
 
-    def _unusable(self, reason: str) -> None:
-        """Warns that the entry is unusable for ``reason``; None, as no module."""
-        self.outcome = f"miss: entry {self.path.name} unusable ({reason})"
-        warn(f"hopc ignores the compile cache entry {self.path}: {reason}; the frame compiles again")
+    def _unusable(self, path: pathlib.Path, reason: str) -> None:
+        """Warns that the entry at ``path`` is unusable for ``reason``; None, as no entry."""
+        self.outcome = f"miss: entry {path.name} unusable ({reason})"
+        warn(f"hopc ignores the compile cache entry {path}: {reason}; the frame compiles again")
 
 
 def cache_slot(program: ModuleOp | str, options: CompileOptions, device: str) -> CacheSlot:
@@ -253,64 +315,6 @@ def cache_directory() -> pathlib.Path | None:
     return pathlib.Path(os.path.abspath(configured)) if configured else user_cache_root() / "hopc" / "compile"
 
 
-def cache_key(program: ModuleOp | str, options: CompileOptions, device: str, facts: str) -> str:
-    """The key of the entry of ``program``, a captured module or a graph's text (Note [compile cache key])."""
-    read = {field.name: getattr(options, field.name) for field in dataclasses.fields(options)
-            if field.name not in SHOWN_ONLY}
-    parts = [f"options {sorted(read.items())!r} lowering {options.lowering_options!r}",
-             f"device {device} {_device_capability(device)}", f"versions {versions()}",
-             f"facts {facts}", program if isinstance(program, str) else module_text(program)]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
-
-
-def frame_facts() -> str:
-    """What the derivative traces read of the Dynamo frame compiled now, as text: its
-    ``ShapeEnv``'s guards, replacements, ranges, size hints and deferred runtime assertions; ""
-    outside a frame (Note [frame facts in the key])."""
-    import torch._guards
-
-    context = torch._guards.TracingContext.try_get()
-    shape_env = getattr(getattr(context, "fake_mode", None), "shape_env", None)
-    if shape_env is None:
-        return ""
-    guards = [str(guard.expr) for guard in shape_env.guards]
-    assertions = sorted(str(assertion.expr) for assertions in shape_env.deferred_runtime_asserts.values()
-                        for assertion in assertions)
-    tables = [shape_env.replacements, shape_env.var_to_range, shape_env.backed_var_to_val]
-    return repr([guards, *(sorted((str(name), str(value)) for name, value in table.items()) for table in tables),
-                 assertions])
-
-
-@functools.cache
-def versions() -> str:
-    """Python's, torch's, xDSL's and Triton's versions, and the digest of hopc's sources."""
-    import torch
-
-    return (f"python {sys.version} torch {torch.__version__} {torch.version.git_version} "
-            f"xdsl {_distribution_version('xdsl')} triton {_distribution_version('triton')} "
-            f"hopc {_distribution_version('hopc')} {hopc_source_digest()}")
-
-
-@functools.cache
-def hopc_source_digest() -> str:
-    """The SHA-256 of every source and data file of hopc's packages, with its path in its package."""
-    digest = hashlib.sha256()
-    for package in HOPC_PACKAGES:
-        for folder in importlib.util.find_spec(package).submodule_search_locations:
-            for path in sorted(pathlib.Path(folder).rglob("*")):
-                if path.suffix in SOURCE_SUFFIXES and path.is_file():
-                    digest.update(f"{package}/{path.relative_to(folder)}\n".encode())
-                    digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def module_text(module: ModuleOp) -> str:
-    """The text an entry keeps of ``module``: every op's location and the resource blobs included."""
-    from hopc import to_text
-
-    return to_text(module, debuginfo=True)
-
-
 def parse_cached(text: str) -> ModuleOp:
     """The module of ``module_text``'s ``text``, each op without a location there without one here."""
     from xdsl.dialects.builtin import FileLineColLoc, UnknownLoc
@@ -324,6 +328,13 @@ def parse_cached(text: str) -> ModuleOp:
     return module
 
 
+def _entry_text(header: str, key: str, guards: list[str], body: str) -> str:
+    """An entry: its header line, key, guards and body checksum, a blank line, the body (Note
+    [safe cache entries])."""
+    return (f"{header}\nkey {key}\nguards {json.dumps(guards)}\nsha256 {hashlib.sha256(body.encode()).hexdigest()}"
+            f"\n\n{body}")
+
+
 def warn(message: str) -> None:
     """A ``CompileCacheWarning`` at the user's line (where the stack has one)."""
     location = user_location(traceback.extract_stack())
@@ -331,19 +342,3 @@ def warn(message: str) -> None:
         warnings.warn(message, CompileCacheWarning, stacklevel=3)
     else:
         warnings.warn_explicit(message, CompileCacheWarning, location.file, location.line)
-
-
-def _distribution_version(name: str) -> str:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return "none"
-
-
-def _device_capability(device: str) -> str:
-    """The compute capability of a CUDA device (what Triton generates for); "" for any other."""
-    import torch
-
-    if device != "cuda" or not torch.cuda.is_available():
-        return ""
-    return repr(torch.cuda.get_device_capability())

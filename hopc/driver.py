@@ -8,8 +8,8 @@ module with what they know of its frame (``Frame``); ``compile_captured``
 runs every stage after that, straight-line, as xDSL Toy's ``compiler.py``
 runs its targets: ``to_functional``, ``to_differentiated`` or ``to_frozen``,
 ``to_kernel``, ``to_planned``, ``to_executable``. ``CompileOptions`` says what
-to run and how; ``run_stages`` of ``hopc.pipeline_pass`` runs the same stages
-up to a named one, in place, for ``hopc-opt
+to run and how (``hopc.compile_options``, re-exported here); ``run_stages`` of
+``hopc.pipeline_pass`` runs the same stages up to a named one, in place, for ``hopc-opt
 --pass-pipeline='builtin.module(hopc-pipeline{to=kernel})'``. Everything here runs at compile time; a compiled
 call runs only what ``to_executable`` returns. Each stage can be printed
 (``print_ir_after_all``, ``HOPC_LOGS``) and reported (``report_dir``): Note
@@ -58,9 +58,7 @@ frontend captures from (Note [graph keys] in ``hopc.frontend.dynamo_graph_key``)
 
 from __future__ import annotations
 
-import dataclasses
 import enum
-import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -70,23 +68,16 @@ import torch
 from xdsl.dialects.builtin import ModuleOp
 
 from hopc.backend import lowering
-from hopc.backend.runtime.executors import (
-    DEFAULT_EXECUTOR,
-    DEFAULT_LOWERING,
-    EXECUTORS,
-    Executor,
-    LoweringOptions,
-    lowered,
-)
+from hopc.backend.runtime.executors import LoweringOptions, lowered
 from hopc.backend.runtime.module_call import ModuleCall
 from hopc.backend.runtime.output_aliases import OutputAliases
 from hopc.compile_cache import COUNTS, CacheSlot, cache_slot, module_text
+from hopc.compile_options import CompileOptions, compile_options
 from hopc.dialects.hop_module_structure import entry_functions, entry_signature
 from hopc.dialects.verify import verify_module
 from hopc.driver_log import FrameReports, StageLog
-from hopc.ir.diagnostics import HopcError
 from hopc.ir.resources import BlobOwner
-from hopc.passes.freeze import DEFAULT_MAX_CONSTANT_BYTES, FreezeReport, freeze
+from hopc.passes.freeze import FreezeReport, freeze
 from hopc.passes.pipeline import run_pipeline
 
 if TYPE_CHECKING:
@@ -94,7 +85,7 @@ if TYPE_CHECKING:
     from hopc.frontend.freezing import FrozenCall
 
 __all__ = ["CompileOptions", "Frame", "FrameReports", "Stage", "compile_cached", "compile_captured",
-           "compile_module"]
+           "compile_module", "compile_options"]
 
 
 class Stage(enum.StrEnum):
@@ -107,84 +98,6 @@ class Stage(enum.StrEnum):
     KERNEL = "kernel"
     PLANNED = "planned"
     EXECUTABLE = "executable"
-
-
-_FLAGS = ("fullgraph", "freeze", "drop_parameters", "verify_each", "print_ir_after_all")
-
-
-@dataclass(frozen=True)
-class CompileOptions:
-    """What ``hopc.compile`` runs and how (Note [compile stages]); checked when made, a
-    ``HopcError`` naming the problem otherwise (``hopc.compile`` locates it at the user's line)."""
-
-    executor: str = DEFAULT_EXECUTOR
-    """Who runs the module (``hopc.backend.runtime.executors.EXECUTORS``)."""
-    dynamic: bool | None = None
-    """Dynamo's: sizes symbolic from the start (``True``), never (``False``), after one changes (``None``)."""
-    fullgraph: bool = False
-    """A graph break is an error (Dynamo's ``nopython``)."""
-    freeze: bool = False
-    """Inference with the unchanged parameters and buffers frozen into constants (the ``frozen`` stage)."""
-    drop_parameters: bool = False
-    """Release the parameters and buffers once frozen (Note [dropped parameters]); needs ``freeze``."""
-    max_constant_bytes: int = DEFAULT_MAX_CONSTANT_BYTES
-    """The largest constant the ``frozen`` stage folds."""
-    lowering: LoweringOptions | None = None
-    """The ``kernel`` stage's options, in place of the executor's own (``Executor.lowering``)."""
-    verify_each: bool = False
-    """Verify the module after each pass of the ``functional`` stage, not only after the last."""
-    print_ir_after_all: bool = False
-    """Print the IR after each stage to stderr, with its time (as ``HOPC_LOGS=ir``)."""
-    report_dir: str | os.PathLike[str] | None = None
-    """Write a compile report of each frame there (``hopc.compile_report``)."""
-
-    def __post_init__(self) -> None:
-        if self.executor not in EXECUTORS:
-            raise HopcError(f"unknown executor '{self.executor}'; hopc has {', '.join(sorted(EXECUTORS))}")
-        for name in _FLAGS:
-            if not isinstance(getattr(self, name), bool):
-                raise HopcError(f"compile option {name} is True or False, not {getattr(self, name)!r}")
-        if self.dynamic not in (None, True, False):
-            raise HopcError(f"compile option dynamic is None, True or False, not {self.dynamic!r}")
-        if self.drop_parameters and not self.freeze:
-            raise HopcError("drop_parameters=True releases what freeze=True froze; pass freeze=True too")
-        if not isinstance(self.max_constant_bytes, int) or self.max_constant_bytes < 0:
-            raise HopcError(f"max_constant_bytes is a number of bytes, not {self.max_constant_bytes!r}")
-        if self.lowering is not None and not isinstance(self.lowering, LoweringOptions):
-            raise HopcError(f"compile option lowering is a LoweringOptions, not {self.lowering!r}")
-        if self.lowering is not None and EXECUTORS[self.executor].lowering is None:
-            lowering_executors = ", ".join(sorted(name for name, executor in EXECUTORS.items()
-                                                  if executor.lowering is not None))
-            raise HopcError(f"executor '{self.executor}' runs the functional level and takes no lowering "
-                            f"options; pick a compiled executor ({lowering_executors})")
-
-    @property
-    def chosen_executor(self) -> Executor:
-        """The executor named, generating code for ``lowering`` where that is given."""
-        executor = EXECUTORS[self.executor]
-        if self.lowering is not None:  # only an executor with lowering options takes it (above)
-            return executor.with_lowering(self.lowering)
-        return executor
-
-    @property
-    def lowering_options(self) -> LoweringOptions:
-        """The ``kernel`` stage's options: the executor's, for one that runs the functional level the default."""
-        return self.chosen_executor.lowering or DEFAULT_LOWERING
-
-
-def compile_options(options: CompileOptions | Mapping[str, object] | None = None, **keywords: object) -> CompileOptions:
-    """``options`` (a ``CompileOptions``, a dict of its fields as ``torch.compile(options=...)``
-    passes them, or none) with ``keywords`` replacing its fields."""
-    if options is not None and not isinstance(options, CompileOptions | Mapping):
-        raise HopcError(f"options is a hopc.CompileOptions, not {type(options).__name__}")
-    given = {**options, **keywords} if isinstance(options, Mapping) else keywords
-    fields = [field.name for field in dataclasses.fields(CompileOptions)]
-    for name in given:
-        if name not in fields:
-            raise HopcError(f"unknown compile option '{name}'; hopc.compile takes {', '.join(fields)}")
-    if isinstance(options, CompileOptions):
-        return dataclasses.replace(options, **given) if given else options
-    return CompileOptions(**given)
 
 
 @dataclass(frozen=True)

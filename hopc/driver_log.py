@@ -25,6 +25,10 @@ starts on it; everything here runs at compile time, never per call.
   that they hold only those (``shape_guard_lines``). A module given to
   ``hopc.compile`` has no guards. A frame of ``hopc.compile(program, freeze=True)``
   is complete after its first call, which freezes (Note [freeze guard]).
+
+The log itself imports no IR, so that a frame that the compile cache serves
+logs without it (Note [imports of a cache hit] in ``hopc.frontend.dynamo_backend``);
+what a report reads of a module imports it where the report is written.
 """
 
 from __future__ import annotations
@@ -37,19 +41,14 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar
 
 import torch._guards
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
-from xdsl.dialects.func import FuncOp
 
-from hopc.dialects.hop_module_structure import entry_functions, entry_signature
-from hopc.dialects.kernel import AllocOp, LaunchOp
 from hopc.ir.diagnostics import HopcError
-from hopc.ir.symbolic_print import print_expr
-from hopc.ir.types import ExprAttr
-from hopc.passes.plan_memory.peak import buffer_bytes
-from hopc.passes.plan_memory.plan_memory import PEAK_BYTES_ATTRIBUTE
 
 if TYPE_CHECKING:
-    from hopc.driver import CompileOptions, Frame
+    from xdsl.dialects.builtin import ModuleOp
+
+    from hopc.compile_options import CompileOptions
+    from hopc.driver import Frame
 
 LOGS = {"stages": "one line per stage: its name, time and frame",
         "ir": "the IR after each stage, with its time (as print_ir_after_all)",
@@ -182,6 +181,8 @@ def shape_guard_lines(shape_env: object) -> tuple[str, ...]:
 
 def saved_values(module: ModuleOp) -> tuple[tuple[str, str], ...]:
     """(name, type) of each value the forward saves for the backward, by number."""
+    from hopc.dialects.hop_module_structure import entry_functions, entry_signature
+
     if "backward" not in entry_functions(module):
         return ()
     forward = entry_signature(module, "forward")
@@ -196,6 +197,7 @@ def saved_values(module: ModuleOp) -> tuple[tuple[str, str], ...]:
 def saved_bytes(module: ModuleOp) -> str:
     """The bytes the forward saves for the backward (the ``autograd`` pass's ``hop.saved_bytes``),
     an expression where sizes are symbolic; "" where it saves nothing."""
+    from hopc.dialects.hop_module_structure import entry_functions, entry_signature
     from hopc.passes.autograd.autograd import SAVED_BYTES  # the autograd pass, loaded where it ran
 
     entries = entry_functions(module)
@@ -206,6 +208,10 @@ def saved_bytes(module: ModuleOp) -> str:
 
 def _number_text(attribute: object) -> str:
     """The text of an integer or ``#hop.expr`` attribute (a number of bytes)."""
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from hopc.ir.types import ExprAttr
+
     if isinstance(attribute, IntegerAttr):
         return str(attribute.value.data)
     return str(attribute.value) if isinstance(attribute, ExprAttr) else ""
@@ -213,6 +219,13 @@ def _number_text(attribute: object) -> str:
 
 def memory_plan(module: ModuleOp) -> tuple[tuple[str, str], ...]:
     """(buffer, size and writers) for each ``kernel.alloc`` of each planned function, then its peak."""
+    from xdsl.dialects.func import FuncOp
+
+    from hopc.dialects.kernel import AllocOp, LaunchOp
+    from hopc.ir.symbolic_print import print_expr
+    from hopc.passes.plan_memory.peak import buffer_bytes
+    from hopc.passes.plan_memory.plan_memory import PEAK_BYTES_ATTRIBUTE
+
     rows = []
     for function in module.ops:
         if not isinstance(function, FuncOp) or PEAK_BYTES_ATTRIBUTE not in function.attributes:
@@ -231,6 +244,8 @@ def memory_plan(module: ModuleOp) -> tuple[tuple[str, str], ...]:
 def sequence_pairs(module: ModuleOp) -> tuple[tuple[int, tuple[str, ...], tuple[str, ...]], ...]:
     """(sequence number, forward op names, backward op names), read off the ``hop.seq_nr``
     attributes of a differentiated module (Note [sequence numbers]); empty for any other."""
+    from hopc.dialects.hop_module_structure import entry_functions
+
     if "backward" not in entry_functions(module):
         return ()
     from hopc.passes.autograd.provenance import seq_nr_pairs  # the autograd pass, loaded where it ran

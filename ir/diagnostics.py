@@ -7,7 +7,9 @@ user's Python line), so any error raised about an op can be located.
 
 ``user_location`` is the user's line in a Python stack (the innermost frame
 outside PyTorch's and hopc's sources): the runtime and the frontend locate
-errors about a call there. It imports no torch (``is_torch_source``).
+errors about a call there. It imports no torch (``is_torch_source``) and no xDSL: a
+compiled call's errors, and a compile that the compile cache serves, are located without
+it; what reads an op's or attribute's location imports xDSL where it runs.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ import re
 import traceback
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, NameLoc, StringAttr
-from xdsl.ir import Attribute, Operation
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import FileLineColLoc
+    from xdsl.ir import Attribute, Operation
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,8 @@ class Location:
         return f"{self.file}:{self.line}:{self.column}"
 
     def attribute(self) -> FileLineColLoc:
+        from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+
         return FileLineColLoc(StringAttr(self.file), IntAttr(self.line), IntAttr(self.column))
 
 
@@ -55,6 +61,8 @@ class HopcError(Exception):
 
 def location_from_attribute(attribute: Attribute) -> Location | None:
     """The file location in an MLIR location attribute, if it has one."""
+    from xdsl.dialects.builtin import FileLineColLoc, NameLoc
+
     if isinstance(attribute, FileLineColLoc):
         return Location(attribute.filename.data, attribute.line.data, attribute.column.data)
     for nested in getattr(attribute, "locations", ()) or ():  # fused locations

@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from cache_programs import COND, TRAINING, eager_cond
 
 import hopc
-from hopc import compile_cache, driver
+from hopc import compile_cache, compile_cache_key, driver
 from hopc.backend.runtime.executors import LoweringOptions
 from hopc.compile_cache import COUNTS, CacheSlot, CompileCacheWarning, cache_key
 from hopc.driver import CompileOptions
@@ -140,7 +140,7 @@ def test_what_the_stages_read_is_in_the_key(monkeypatch):
         cache_key(hopc.parse(COND.replace("aten.sin", "aten.tanh")), options, "cpu", ""),
         cache_key(hopc.parse("\n" + COND), options, "cpu", ""),  # each op a line lower
     ]
-    monkeypatch.setattr(compile_cache, "versions", lambda: "torch 0.0")
+    monkeypatch.setattr(compile_cache_key, "versions", lambda: "torch 0.0")
     changed.append(cache_key(module, options, "cpu", ""))
     assert len({key, *changed}) == len(changed) + 1
 
@@ -151,24 +151,61 @@ def test_a_changed_option_version_or_program_misses(compile_cache_dir, monkeypat
     hits, misses = _counts()
     _train(TRAINING, x, executor="aten")
     _train(TRAINING.replace("aten.sin", "aten.tanh"), x)
-    monkeypatch.setattr(compile_cache, "versions", lambda: "hopc of another day")
+    monkeypatch.setattr(compile_cache_key, "versions", lambda: "hopc of another day")
     _train(TRAINING, x)
     assert _counts() == (hits, misses + 3)
     assert len(list(compile_cache_dir.glob("*.hopc"))) == 4
 
 
-def test_stages_that_guard_the_frame_are_never_stored(compile_cache_dir):
-    """``glu``'s derivative guards the frame that ``x.shape[1]`` is even (Note [frame facts in the key]);
-    without a gradient nothing guards, and the frame is stored."""
+def test_guards_the_stages_add_are_stored_and_replayed(compile_cache_dir, monkeypatch):
+    """``glu``'s derivative guards the frame that ``x.shape[1]`` is even (Note [replayed guards] in
+    ``hopc.compile_cache_key``): the entry keeps that guard, and the hit adds it to its frame again,
+    so that the hit's frame ends with the miss's shape facts, guards included, and Dynamo guards
+    the hit as it guarded the miss."""
+    from hopc.frontend import dynamo_backend
+
+    facts_after = []
+    graph_call = dynamo_backend.graph_call
+
+    def recording(*arguments, **keywords):
+        call = graph_call(*arguments, **keywords)
+        facts_after.append(compile_cache_key.frame_facts())
+        return call
+
+    monkeypatch.setattr(dynamo_backend, "graph_call", recording)
     hits, misses = _counts()
+    results, value = [], torch.randn(3, 8)
     for _ in range(2):
         torch._dynamo.reset()
-        hopc.compile(lambda x: F.glu(x, 1), dynamic=True)(torch.randn(3, 8, requires_grad=True))
-    assert _counts() == (hits, misses + 2)
-    assert not list(compile_cache_dir.glob("*.hopc"))
-    with torch.no_grad():
-        hopc.compile(lambda x: F.glu(x, 1), dynamic=True)(torch.randn(3, 8))
-    assert len(list(compile_cache_dir.glob("*.hopc"))) == 1
+        x = value.clone().requires_grad_()
+        y = hopc.compile(lambda x: F.glu(x, 1), dynamic=True)(x)
+        y.sum().backward()
+        results.append((y.detach(), x.grad))
+    assert _counts() == (hits + 1, misses + 1)
+    (entry,) = compile_cache_dir.glob("*.hopc")
+    guards_line = entry.read_text().split("\n")[2]
+    assert guards_line.startswith("guards [") and "FloorDiv" in guards_line
+    assert facts_after[0] == facts_after[1] and "//2" in facts_after[1]
+    assert torch.equal(results[0][0], results[1][0]) and torch.equal(results[0][1], results[1][1])
+    torch.testing.assert_close(results[1][0], F.glu(value, 1))
+
+
+def test_an_entry_whose_guards_do_not_hold_is_a_warned_miss(compile_cache_dir):
+    """A guard that is false of the frame's sizes (only a corrupt or foreign entry has one) is
+    refused, not assumed."""
+    def gated(x):
+        return F.glu(x, 1)
+
+    hopc.compile(gated, dynamic=True)(torch.randn(3, 8, requires_grad=True))
+    for entry in compile_cache_dir.iterdir():  # the module entries and the graph's call entry
+        header, _, body = entry.read_text().partition("\n\n")
+        kind, key = header.split("\n")[0], header.split("\n")[1].removeprefix("key ")
+        entry.write_text(compile_cache._entry_text(kind, key, ["Eq(Integer(1), Integer(2))"], body))
+    torch._dynamo.reset()
+    hits = COUNTS.hits
+    with pytest.warns(CompileCacheWarning, match="its guards cannot be added"):
+        hopc.compile(gated, dynamic=True)(torch.randn(3, 8, requires_grad=True))
+    assert COUNTS.hits == hits
 
 
 def test_a_miss_stores_its_text_without_parsing_it(compile_cache_dir, monkeypatch):
@@ -220,10 +257,8 @@ def test_the_cache_is_off_under_hopc_cache_0(compile_cache_dir, monkeypatch):
 
 def _entry_with_body(entry: pathlib.Path, body: str) -> str:
     """An entry of ``entry``'s key holding ``body``, checksummed as a good one is."""
-    import hashlib
-
     key = entry.name.removesuffix(compile_cache.ENTRY_SUFFIX)
-    return f"{compile_cache.ENTRY_HEADER}\nkey {key}\nsha256 {hashlib.sha256(body.encode()).hexdigest()}\n\n{body}"
+    return compile_cache._entry_text(compile_cache.ENTRY_HEADER, key, [], body)
 
 
 NOT_VERIFYING = """
@@ -330,7 +365,7 @@ def test_an_entry_is_written_whole_or_not_at_all(compile_cache_dir):
     assert isinstance(slot, CacheSlot) and slot.path is not None and slot.load() is None
     slot.store(module)
     written = slot.path.read_bytes()
-    assert written.startswith(b"hopc-compile-cache 1\nkey ")
+    assert written.startswith(b"hopc-compile-cache 2\nkey ")
     assert not [path for path in compile_cache_dir.iterdir() if path != slot.path]  # no temporary file left
     assert compile_cache.module_text(slot.load()) == compile_cache.module_text(module)
     assert slot.path.stat().st_mode & 0o777 == 0o600 and compile_cache_dir.stat().st_mode & 0o777 == 0o700

@@ -14,6 +14,11 @@ reference interpreter's ATen implementations for the ``interpreter`` executor
 module mutates or aliases (Note [skipped passes] in ``hopc.passes.pipeline``).
 A linear layer under ``torch.no_grad()`` on the CPU needs none of them. Each
 case runs in a fresh interpreter.
+
+What a frame runs up to its compile cache key imports no xDSL and none of
+hopc's IR machinery (Note [imports of a cache hit] in ``hopc.frontend.dynamo_backend``):
+``hopc.compile`` of a module in training, with Dynamo's graph handed to those
+steps of ``hopc_backend`` alone.
 """
 
 from __future__ import annotations
@@ -65,3 +70,73 @@ def _loaded_by_first_call(mode: str) -> list[str]:
 ])
 def test_first_call_loads_only_what_its_stages_use(mode: str, loaded: list[str]):
     assert _loaded_by_first_call(mode) == loaded
+
+
+STEPS_UP_TO_THE_KEY_AND_LIST_IMPORTS = """\
+import importlib
+import json
+import sys
+import torch
+import torch._dynamo
+
+import hopc
+import hopc.frontend.compile
+from hopc.backend.runtime.generated_call import device_of
+from hopc.compile_options import compile_options
+from hopc.frontend import dynamo_backend
+from hopc.frontend.dynamo_capture import graph_fake_mode, lift_tensor_attributes
+from hopc.frontend.dynamo_graph_key import graph_cache_slot
+
+slots = []
+
+
+def up_to_the_key(graph_module, example_inputs, *, options=None, reports=None):
+    chosen = compile_options(options)
+    fake_mode = graph_fake_mode(graph_module)
+    arguments = dynamo_backend._graph_arguments(graph_module)
+    dynamo_backend._check_no_tensor_subclass(arguments)
+    lifted = dynamo_backend._lifted_arguments(lift_tensor_attributes(graph_module, None, fake_mode))
+    slots.append(graph_cache_slot(graph_module, arguments + lifted, chosen, device_of(example_inputs)))
+    dynamo_backend._check_gradients_can_be_given(arguments + lifted)
+    return graph_module.forward
+
+
+hopc.frontend.compile.hopc_backend = up_to_the_key
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+x = torch.randn(3, 4)
+compiled = hopc.compile(model)
+outputs = compiled(x)
+outputs.sum().backward()
+assert torch.equal(outputs, model(x)) and model[0].weight.grad is not None
+assert len(slots) == 1 and slots[0].path is not None, slots  # keyed: the graph's text was made
+for name in sys.argv[2:]:
+    importlib.import_module(name)
+print(json.dumps(sorted({watched for watched in sys.argv[1].split(",") for name in sys.modules
+                         if name == watched or name.startswith(watched + ".")})))
+"""
+
+IR_MACHINERY = ("xdsl", "hopc.dialects", "hopc.passes", "hopc.fx_import.importer")
+"""What the steps of a frame up to its compile cache key do not import (Note [imports of a cache hit])."""
+
+
+@pytest.mark.parametrize(("then_imported", "loaded"), [
+    ((), []),
+    # the control: the check sees the IR machinery where the driver loads it
+    (("hopc.driver",), ["hopc.dialects", "hopc.passes", "xdsl"]),
+])
+def test_steps_up_to_the_cache_key_import_no_ir(tmp_path, then_imported: tuple[str, ...], loaded: list[str]):
+    run = subprocess.run([sys.executable, "-c", STEPS_UP_TO_THE_KEY_AND_LIST_IMPORTS, ",".join(IR_MACHINERY),
+                          *then_imported], capture_output=True, text=True,
+                         env={**os.environ, "HOPC_CACHE": "1", "HOPC_CACHE_DIR": str(tmp_path)})
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.splitlines()[-1]) == loaded
+
+
+def test_the_light_defaults_are_the_passes_own():
+    """``hopc.compile_options`` and the executors state what the passes would say, without importing them."""
+    from hopc.backend.runtime import executors
+    from hopc.compile_options import DEFAULT_MAX_CONSTANT_BYTES
+    from hopc.passes import convert_hop_to_kernel, freeze
+
+    assert DEFAULT_MAX_CONSTANT_BYTES == freeze.DEFAULT_MAX_CONSTANT_BYTES
+    assert executors._CONDS_AS_SELECTS_IN_USE == convert_hop_to_kernel.CONDS_AS_SELECTS

@@ -174,9 +174,9 @@ class HostBuilder:
             if len(self._lines) == emitted:
                 self.emit("pass")
 
-    def bind(self, value: object, prefix: str = CONSTANT) -> str:
-        """A namespace name for ``value`` (one per object)."""
-        return self.names.bind(value, prefix)
+    def bind(self, value: object, prefix: str = CONSTANT, recipe: object = None) -> str:
+        """A namespace name for ``value`` (one per object); ``recipe``: ``Names.bind``'s."""
+        return self.names.bind(value, prefix, recipe)
 
     def error(self, message: str) -> HopcError:
         """A HopcError located at the op being lowered."""

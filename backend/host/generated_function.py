@@ -22,9 +22,13 @@ from xdsl.ir import Operation
 
 from hopc.backend.host.codegen import HostBuilder, Line, Lowering
 from hopc.backend.host.names import FUNCTION, VALUE
+from hopc.backend.host.recipes import RELOCATION
 from hopc.backend.host.scalars import host_scalars
 from hopc.backend.interpreter import interpreter_error
+from hopc.backend.runtime.generated_call import compile_entry
+from hopc.backend.runtime.located_failures import LineFailure
 from hopc.backend.runtime.plan import unshared_results
+from hopc.ir.diagnostics import location_of, op_name
 
 FAILURES = (RuntimeError, ValueError, TypeError, IndexError, KeyError, ZeroDivisionError)
 """What a failing ATen call or symbol expression raises; re-raised located (Note [generated host code])."""
@@ -42,15 +46,20 @@ class GeneratedFunction:
     """The name of the outer function."""
     filename: str
     line_ops: dict[int, Operation]
+    recipes: dict[str, object]
+    """Namespace name -> the recipe its binder gave (Note [namespace recipes] in ``hopc.backend.host.recipes``)."""
 
     def compile(self) -> Callable[..., list[object]]:
         """Compiles and runs the source once; the entry function, ``*args -> results``
-        (its ``source`` attached), closed over the namespace's values."""
-        code_globals: dict[str, object] = {}
-        exec(compile(self.source, self.filename, "exec"), code_globals)
-        entry = code_globals.pop(self.outer)(**self.namespace)
-        entry.source = self.source
+        (its ``source`` and this ``generated`` function attached), closed over the namespace's values."""
+        entry = compile_entry(self.source, self.filename, self.outer, self.namespace)
+        entry.generated = self
         return entry
+
+    def line_failures(self) -> dict[int, LineFailure]:
+        """What a failure of each line of the source is reported as: its op's prefix and location
+        (``relocate_at_lines``'s table, Note [executable entries] in ``hopc.compile_cache``)."""
+        return {line: (f"'{op_name(op)}' op", location_of(op)) for line, op in self.line_ops.items()}
 
 
 _generated_count = itertools.count()
@@ -79,7 +88,7 @@ def generate_function(function: FuncOp, lower_launch: Lowering, device: str,
         builder.emit(f"except {builder.bind(FAILURES)}:")
         with builder.indented():
             relocate = functools.partial(_relocate, filename, line_ops)
-            builder.emit(f"{builder.bind(relocate, FUNCTION)}()")
+            builder.emit(f"{builder.bind(relocate, FUNCTION, RELOCATION)}()")
             builder.emit("raise")
     outer = builder.names.fresh(FUNCTION)
     lines: list[Line] = [(f"def {outer}({', '.join(builder.names.namespace)}):", None)]
@@ -87,7 +96,7 @@ def generate_function(function: FuncOp, lower_launch: Lowering, device: str,
     lines.append((f"    return {entry}", None))
     line_ops.update((number, op) for number, (_, op) in enumerate(lines, start=1) if op is not None)
     source = "\n".join(text for text, _ in lines) + "\n"
-    return GeneratedFunction(source, builder.names.namespace, outer, filename, line_ops)
+    return GeneratedFunction(source, builder.names.namespace, outer, filename, line_ops, builder.names.recipes)
 
 
 def _relocate(filename: str, line_ops: dict[int, Operation]) -> None:

@@ -38,6 +38,9 @@ class Names:
     def __init__(self) -> None:
         self._count = 0
         self.namespace: dict[str, object] = {}
+        self.recipes: dict[str, object] = {}
+        """Name -> the recipe its binder gave for a value no recipe can be inferred for (Note
+        [namespace recipes] in ``hopc.backend.host.recipes``)."""
         self._bound: dict[tuple[type, Hashable], str] = {}
 
     def fresh(self, prefix: str) -> str:
@@ -46,15 +49,18 @@ class Names:
         self._count += 1
         return f"{prefix}{self._count}"
 
-    def bind(self, value: object, prefix: str = CONSTANT) -> str:
+    def bind(self, value: object, prefix: str = CONSTANT, recipe: object = None) -> str:
         """The namespace name of ``value``; one name per object, or per value for a dtype or
-        device, which are immutable."""
+        device, which are immutable. ``recipe``: how to make ``value`` again, where it cannot be
+        told from the value itself (Note [namespace recipes] in ``hopc.backend.host.recipes``)."""
         key = value if isinstance(value, torch.dtype | torch.device) else id(value)
         lookup = (type(value), key)
         name = self._bound.get(lookup)
         if name is None:
             name = self._bound[lookup] = self.fresh(prefix)
             self.namespace[name] = value
+            if recipe is not None:
+                self.recipes[name] = recipe
         return name
 
 

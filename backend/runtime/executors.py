@@ -50,16 +50,15 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from weakref import WeakKeyDictionary
 
-import torch
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.func import FuncOp
-from xdsl.traits import SymbolTable
-
+from hopc.backend.runtime.generated_call import Generated, GeneratedCall
 from hopc.ir.diagnostics import HopcError, location_of, user_location
-from hopc.passes.convert_hop_to_kernel import check_conds_as_selects
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.dialects.func import FuncOp
 
 Prepared = Callable[[Sequence[object]], list[object]]
 
@@ -76,7 +75,16 @@ class LoweringOptions:
     ``hopc.passes.convert_hop_to_kernel``)."""
 
     def __post_init__(self) -> None:
-        check_conds_as_selects(self.conds_as_selects, "conds_as_selects")
+        if self.conds_as_selects not in _CONDS_AS_SELECTS_IN_USE:
+            from hopc.passes.convert_hop_to_kernel import check_conds_as_selects  # the pass's own values
+
+            check_conds_as_selects(self.conds_as_selects, "conds_as_selects")
+
+
+_CONDS_AS_SELECTS_IN_USE = ("auto", "always", "never")
+"""The values of ``conds_as_selects`` the pass takes (``CONDS_AS_SELECTS``), accepted without
+importing it, so that making options imports no pass (Note [imports of a cache hit] in
+``hopc.frontend.dynamo_backend``); any other value is the pass's to judge."""
 
 
 DEFAULT_LOWERING = LoweringOptions()
@@ -166,10 +174,6 @@ class CompiledExecutor:
         return generate_function(function, lower_launch_inline, device, first_write_allocates=True).compile()
 
 
-Generated = Callable[..., list[object]]
-"""A generated function (``GeneratedFunction.compile``'s): ``*args -> results``."""
-
-
 class CudaGraphExecutor:
     """Generated host code over the kernel level for CUDA, Triton kernels launched on the
     current stream and extern ops through ATen, every run of launches between two host syncs
@@ -218,34 +222,7 @@ def _check_cuda(function: FuncOp, device: str) -> None:
                         "move them with .cuda(), or use executor 'auto'", location)
 
 
-class GeneratedCall:
-    """A generated function, run with grad mode off: generated code writes ``out=`` buffers,
-    which autograd refuses for inputs that require grad. No gradient flows through an
-    executor (a training call differentiates the forward and backward functions itself), so
-    nothing is lost. ``for_device`` gives the function for a device; unless ``run`` is given,
-    the first call picks it by its arguments (Note [compiled executors]), and every later call
-    runs ``run``."""
-
-    def __init__(self, for_device: Callable[[str], Generated], run: Generated | None = None):
-        self.for_device = for_device
-        self.run = run
-
-    @property
-    def source(self) -> str:
-        """The generated source of the function chosen (``GeneratedFunction.compile``'s)."""
-        return self.run.source  # type: ignore[union-attr]
-
-    def __call__(self, args: Sequence[object]) -> list[object]:
-        run = self.run
-        if run is None:
-            run = self.run = self.for_device(device_of(args))
-        if not torch.is_grad_enabled():
-            return run(*args)
-        with torch.no_grad():
-            return run(*args)
-
-
-Lowering = Callable[[ModuleOp, str, LoweringOptions], ModuleOp]
+Lowering = Callable[["ModuleOp", str, LoweringOptions], "ModuleOp"]
 """``(module, device, options) -> its kernel-level copy`` (``lower_to_kernel``'s signature)."""
 
 _LOWERED: WeakKeyDictionary[ModuleOp, dict[tuple[str, LoweringOptions], ModuleOp]] = WeakKeyDictionary()
@@ -267,18 +244,13 @@ def lowered(module: ModuleOp, device: str, options: LoweringOptions, lower: Lowe
 
 
 def _function_named(module: ModuleOp, name: str) -> FuncOp:
+    from xdsl.dialects.func import FuncOp
+    from xdsl.traits import SymbolTable
+
     function = SymbolTable.lookup_symbol(module, name)
     if not isinstance(function, FuncOp):
         raise HopcError(f"the module has no function @{name}")
     return function
-
-
-def device_of(args: Sequence[object]) -> str:
-    """The device type of the first tensor in ``args``; the CPU where there is none."""
-    for arg in args:
-        if isinstance(arg, torch.Tensor):
-            return arg.device.type
-    return "cpu"
 
 
 EXECUTORS: dict[str, Executor] = {e.name: e for e in (

@@ -66,16 +66,21 @@ from __future__ import annotations
 import threading
 import traceback
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
-from xdsl.dialects.builtin import ModuleOp
 
-from hopc.backend.runtime.argument_check import ArgumentCheck
-from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, Executor, Generated, GeneratedCall, executor_named
-from hopc.backend.runtime.output_aliases import OutputAliases
-from hopc.dialects.hop_function_signature import FunctionSignature
-from hopc.dialects.hop_module_structure import entry_signature
+from hopc.backend.runtime.executors import DEFAULT_EXECUTOR
+from hopc.backend.runtime.generated_call import Generated, GeneratedCall
 from hopc.ir.diagnostics import HopcError, user_location
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
+    from hopc.backend.runtime.executors import Executor, Prepared
+    from hopc.backend.runtime.output_aliases import OutputAliases
+    from hopc.dialects.hop_function_signature import FunctionSignature
 
 MUTATING_CALLS = threading.RLock()
 """Held by a compiled call while it runs and copies back into its arguments (Note [concurrent calls])."""
@@ -84,7 +89,10 @@ MUTATING_CALLS = threading.RLock()
 def apply_copy_back(signature: FunctionSignature | ModuleOp, args: Sequence[object],
                     results: Sequence[object]) -> list[object]:
     """Copies each ``{hop.copy_back_to = i}`` result into ``args[i]``; returns the user outputs."""
-    if isinstance(signature, ModuleOp):
+    from hopc.dialects.hop_function_signature import FunctionSignature
+    from hopc.dialects.hop_module_structure import entry_signature
+
+    if not isinstance(signature, FunctionSignature):
         signature = entry_signature(signature)
     copy_back(signature.copy_back.items(), args, results)
     return [results[index] for index in signature.user_outputs]
@@ -110,23 +118,57 @@ def gradients_unsupported() -> HopcError:
                      user_location(traceback.extract_stack()))
 
 
+@dataclass(frozen=True)
+class ModulePlan:
+    """What a ``ModuleCall`` reads of its entry's signature, decided once: indices only, so
+    that a call stored in the compile cache is made again from it without the module
+    (``hopc.backend.runtime.stored_call``)."""
+
+    copy_back: tuple[tuple[int, int], ...]
+    """(result, argument) per ``{hop.copy_back_to}`` result."""
+    user_outputs: tuple[int, ...]
+    result_count: int
+
+
 class ModuleCall:
     """A callable running ``module``'s entry function (see the module docstring)."""
 
     def __init__(self, module: ModuleOp, trailing: Sequence[torch.Tensor] = (),
                  aliases: OutputAliases | None = None, *, executor: str | Executor = DEFAULT_EXECUTOR,
                  check_grad: bool = True):
+        from hopc.backend.runtime.argument_check import ArgumentCheck
+        from hopc.backend.runtime.executors import executor_named
+        from hopc.dialects.hop_module_structure import entry_signature
+
         self.module = module
-        self.signature = entry_signature(module)
+        self.signature = signature = entry_signature(module)
+        plan = ModulePlan(tuple(signature.copy_back.items()), tuple(signature.user_outputs),
+                          len(signature.function.function_type.outputs))
+        self._adopt(plan, executor_named(executor).prepare(module, signature.function), trailing, aliases,
+                    check_grad)
+        self._check_arguments = ArgumentCheck(module, signature.function) if check_grad else None
+
+    @classmethod
+    def from_plan(cls, plan: ModulePlan, run: Prepared, trailing: Sequence[torch.Tensor] = (),
+                  aliases: OutputAliases | None = None) -> ModuleCall:
+        """The call that ``plan`` and the prepared entry make, without the module: for a caller
+        whose guards check the arguments (Dynamo's), as ``check_grad=False`` does."""
+        call = cls.__new__(cls)
+        call.module = call.signature = call._check_arguments = None
+        call._adopt(plan, run, trailing, aliases, check_grad=False)
+        return call
+
+    def _adopt(self, plan: ModulePlan, run: Prepared, trailing: Sequence[torch.Tensor],
+               aliases: OutputAliases | None, check_grad: bool) -> None:
+        self.plan = plan
         self.trailing = list(trailing)
         self.aliases = aliases if aliases else None
         self.check_grad = check_grad
-        self._check_arguments = ArgumentCheck(module, self.signature.function) if check_grad else None
-        self._run = executor_named(executor).prepare(module, self.signature.function)
-        self._copy_back = tuple(self.signature.copy_back.items())
-        self._user_outputs = self.signature.user_outputs
+        self._run = run
+        self._copy_back = plan.copy_back
+        self._user_outputs = plan.user_outputs
         self._direct = not (self.trailing or self._copy_back or self.aliases or check_grad) \
-            and list(self._user_outputs) == list(range(len(self.signature.function.function_type.outputs)))
+            and list(self._user_outputs) == list(range(plan.result_count))
         """The call is the run: every result a user output, in order, and nothing to add or restore."""
 
     def direct_entry(self, device: str) -> Generated | ModuleCall:

@@ -78,19 +78,97 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 from torch._C._functorch import unwrap_if_dead
 from torch._functorch.utils import unwrap_dead_wrappers
-from xdsl.dialects.builtin import ModuleOp
 
-from hopc.backend.runtime.argument_check import ArgumentCheck
-from hopc.backend.runtime.executors import DEFAULT_EXECUTOR, Executor, executor_named
-from hopc.backend.runtime.module_call import MUTATING_CALLS, copy_back
-from hopc.backend.runtime.output_aliases import OutputAliases
-from hopc.dialects.hop_module_structure import entry_signature
+from hopc.backend.runtime.module_call import DEFAULT_EXECUTOR, MUTATING_CALLS, copy_back
 from hopc.ir.diagnostics import HopcError, Location, user_location
-from hopc.ir.types import TensorType
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
+    from hopc.backend.runtime.executors import Executor, Prepared
+    from hopc.backend.runtime.output_aliases import OutputAliases
+    from hopc.dialects.hop_function_signature import FunctionSignature
+
+
+@dataclass(frozen=True)
+class TrainingPlan:
+    """What a ``TrainingCall`` reads of its module's signatures, decided once (Note [training
+    call]): positions and indices only, so that a call stored in the compile cache is made
+    again from it without the module (``hopc.backend.runtime.stored_call``)."""
+
+    requires_grad: tuple[int, ...]
+    """The forward's arguments marked ``{hop.requires_grad}``."""
+    all_tensors: bool
+    """Whether every argument is a tensor, which ``unwrap_if_dead`` takes without a test."""
+    user_output_count: int
+    returned: tuple[int, ...]
+    """The forward's results the autograd Function returns: user outputs, then copy-backs."""
+    saved_tensors: tuple[int, ...]
+    saved_others: tuple[int, ...]
+    """The forward's result index of each saved tensor, and of each other saved value, in order."""
+    cotangents: tuple[tuple[int, int], ...]
+    """(backward argument, position among the Function's outputs) per cotangent."""
+    differentiable: tuple[int, ...]
+    non_differentiable: tuple[int, ...]
+    copy_back: tuple[tuple[int, int], ...]
+    """(Function output, argument) per copy-back autograd records: a differentiated input's."""
+    copy_back_unrecorded: tuple[tuple[int, int], ...]
+    """(Function output, argument) per copy-back of a value that takes no gradient: copied
+    under ``torch.no_grad()``, as eager's ``w.add_(1)`` under no_grad changes a leaf."""
+    changed_arguments: tuple[int, ...]
+    """The arguments the call changes (copies back into)."""
+    backward_arguments: tuple[int, ...]
+    """Per backward argument, its position in ``(*saved tensors, *other saved values,
+    *cotangents)``: what ``run_backward`` has at hand (Note [training call])."""
+    gradients: tuple[int, ...]
+    """What ``_Differentiated.backward`` returns, as backward results: -1 (the None after the
+    results) for the ``call`` argument, then per forward argument the result that is its
+    gradient, -1 where there is none."""
+
+
+def training_plan(forward: FunctionSignature, backward: FunctionSignature) -> TrainingPlan:
+    """The plan of the differentiated module whose entries have these signatures."""
+    from hopc.ir.types import TensorType
+
+    copy_back_results = tuple(forward.copy_back)
+    user_output_count = len(forward.user_outputs)
+    returned = (*forward.user_outputs, *copy_back_results)
+    copied = [(user_output_count + position, forward.copy_back[result])
+              for position, result in enumerate(copy_back_results)]
+    saved = tuple(forward.saved_results[number] for number in range(len(forward.saved_results)))
+    result_types = forward.function.function_type.outputs.data
+    tensors = [number for number, index in enumerate(saved) if isinstance(result_types[index], TensorType)]
+    others = [number for number in range(len(saved)) if number not in tensors]
+    at_hand = tensors + others
+    """The saved value numbers as ``run_backward`` has them at hand: the tensors (saved with
+    ``ctx.save_for_backward``), then the other values, each in number order."""
+    position_of = {result: position for position, result in enumerate(returned)}
+    cotangents = tuple((argument, position_of[result]) for argument, result in backward.cotangent_arguments.items())
+    differentiable = tuple(sorted(position for _, position in cotangents))
+    position_at_hand = {number: position for position, number in enumerate(at_hand)}
+    source = {argument: position_at_hand[number] for number, argument in backward.saved_arguments.items()}
+    for offset, (argument, _) in enumerate(cotangents):
+        source[argument] = len(at_hand) + offset
+    gradient_of = {argument: result for result, argument in backward.gradient_results.items()}
+    return TrainingPlan(
+        requires_grad=tuple(sorted(forward.requires_grad)),
+        all_tensors=all(isinstance(t, TensorType) for t in forward.function.function_type.inputs.data),
+        user_output_count=user_output_count, returned=returned,
+        saved_tensors=tuple(saved[number] for number in tensors),
+        saved_others=tuple(saved[number] for number in others),
+        cotangents=cotangents, differentiable=differentiable,
+        non_differentiable=tuple(position for position in range(len(returned)) if position not in differentiable),
+        copy_back=tuple(pair for pair in copied if pair[0] in differentiable),
+        copy_back_unrecorded=tuple(pair for pair in copied if pair[0] not in differentiable),
+        changed_arguments=tuple(argument for _, argument in copied),
+        backward_arguments=tuple(source[argument] for argument in range(len(backward.arguments))),
+        gradients=(-1, *(gradient_of.get(argument, -1) for argument in range(len(forward.arguments)))))
 
 
 class TrainingCall:
@@ -99,90 +177,62 @@ class TrainingCall:
     def __init__(self, module: ModuleOp, trailing: Sequence[torch.Tensor] = (),
                  aliases: OutputAliases | None = None, *, executor: str | Executor = DEFAULT_EXECUTOR,
                  check_grad: bool = True):
+        from hopc.backend.runtime.argument_check import ArgumentCheck
+        from hopc.backend.runtime.executors import executor_named
+        from hopc.dialects.hop_module_structure import entry_signature
+
         self.module = module
         self.forward_signature = forward = entry_signature(module, "forward")
-        self.backward_signature = backward = entry_signature(module, "backward")
+        backward = entry_signature(module, "backward")
+        chosen = executor_named(executor)
+        self._adopt(training_plan(forward, backward), chosen.prepare(module, forward.function),
+                    chosen.prepare(module, backward.function), trailing, aliases)
+        self._check_arguments = ArgumentCheck(module, forward.function) if check_grad else None
+
+    @classmethod
+    def from_plan(cls, plan: TrainingPlan, run_forward: Prepared, run_backward: Prepared,
+                  trailing: Sequence[torch.Tensor] = (), aliases: OutputAliases | None = None) -> TrainingCall:
+        """The call that ``plan`` and the prepared entries make, without the module: for a
+        caller whose guards check the arguments (Dynamo's), as ``check_grad=False`` does."""
+        call = cls.__new__(cls)
+        call.module = call.forward_signature = call._check_arguments = None
+        call._adopt(plan, run_forward, run_backward, trailing, aliases)
+        return call
+
+    def _adopt(self, plan: TrainingPlan, run_forward: Prepared, run_backward: Prepared,
+               trailing: Sequence[torch.Tensor], aliases: OutputAliases | None) -> None:
+        self.plan = plan
+        self._run_forward = run_forward
+        self._run_backward = run_backward
         self.trailing = list(trailing)
         self.aliases = aliases if aliases else None
-        self.check_grad = check_grad
-        self._check_arguments = ArgumentCheck(module, forward.function) if check_grad else None
-        chosen = executor_named(executor)
-        self._run_forward = chosen.prepare(module, forward.function)
-        self._run_backward = chosen.prepare(module, backward.function)
-        self._requires_grad = tuple(sorted(forward.requires_grad))
-        self._all_tensors = all(isinstance(t, TensorType) for t in forward.function.function_type.inputs.data)
-        """Whether every argument is a tensor, which ``unwrap_if_dead`` takes without a test."""
-        copy_back_results = tuple(forward.copy_back)
-        self._user_output_count = len(forward.user_outputs)
-        self._returned = (*forward.user_outputs, *copy_back_results)
-        """The forward's results the autograd Function returns: user outputs, then copy-backs."""
-        copied = [(self._user_output_count + position, forward.copy_back[result])
-                  for position, result in enumerate(copy_back_results)]
-        saved = forward.saved_results
-        self._saved = tuple(saved[number] for number in range(len(saved)))
-        """The forward's result index of each saved value, by number."""
-        result_types = forward.function.function_type.outputs.data
-        tensors = [number for number, index in enumerate(self._saved) if isinstance(result_types[index], TensorType)]
-        others = [number for number in range(len(self._saved)) if number not in tensors]
-        at_hand = tensors + others
-        """The saved value numbers as ``run_backward`` has them at hand: the tensors (saved with
-        ``ctx.save_for_backward``), then the other values, each in number order."""
-        self._saved_tensors = tuple(self._saved[number] for number in tensors)
-        self._saved_others = tuple(self._saved[number] for number in others)
-        """The forward's result index of each saved tensor, and of each other saved value, in order."""
-        position_of = {result: position for position, result in enumerate(self._returned)}
-        cotangents = backward.cotangent_arguments
-        self._cotangents = tuple((argument, position_of[result])
-                                 for argument, result in cotangents.items())
-        """(backward argument, position among the Function's outputs) per cotangent."""
-        self._differentiable = tuple(sorted(position_of[result] for result in cotangents.values()))
-        self._non_differentiable = tuple(position for position in range(len(self._returned))
-                                         if position not in self._differentiable)
-        self._copy_back = tuple(pair for pair in copied if pair[0] in self._differentiable)
-        """(Function output, argument) per copy-back autograd records: a differentiated input's."""
-        self._copy_back_unrecorded = tuple(pair for pair in copied if pair[0] not in self._differentiable)
-        """(Function output, argument) per copy-back of a value that takes no gradient: copied
-        under ``torch.no_grad()``, as eager's ``w.add_(1)`` under no_grad changes a leaf."""
-        self._changed_arguments = tuple(argument for _, argument in copied)
-        """The arguments the call changes (copies back into)."""
-        position_at_hand = {number: position for position, number in enumerate(at_hand)}
-        source = {argument: position_at_hand[number] for number, argument in backward.saved_arguments.items()}
-        for offset, (argument, _) in enumerate(self._cotangents):
-            source[argument] = len(at_hand) + offset
-        self._backward_arguments = tuple(source[argument] for argument in range(len(backward.arguments)))
-        """Per backward argument, its position in ``(*saved tensors, *other saved values,
-        *cotangents)``: what ``run_backward`` has at hand (Note [training call])."""
-        gradient_of = {argument: result for result, argument in backward.gradient_results.items()}
-        self._gradients = (-1, *(gradient_of.get(argument, -1) for argument in range(len(forward.arguments))))
-        """What ``_Differentiated.backward`` returns, as backward results: -1 (the None after the
-        results) for the ``call`` argument, then per forward argument the result that is its
-        gradient, -1 where there is none."""
 
     def __call__(self, *args: object) -> list[object]:
         entry = [*args, *self.trailing] if self.trailing else list(args)
         if self._check_arguments is not None:
             self._check_arguments(entry)
             self._check_requires_grad(entry)
-        if self._changed_arguments:
+        if self.plan.changed_arguments:
             with MUTATING_CALLS:  # Note [concurrent calls] in hopc.backend.runtime.module_call
                 returned = self._run_and_copy_back(entry)
         else:
             returned = self._run_and_copy_back(entry)
-        outputs = list(returned[:self._user_output_count])
+        outputs = list(returned[:self.plan.user_output_count])
         return self.aliases.restore(entry, outputs) if self.aliases else outputs
 
     def _run_and_copy_back(self, entry: list[object]) -> Sequence[object]:
         """The Function's outputs (``_returned``) for ``entry``, its changed arguments copied back."""
-        if torch.is_grad_enabled() and any(entry[index].requires_grad for index in self._requires_grad):
+        plan = self.plan
+        if torch.is_grad_enabled() and any(entry[index].requires_grad for index in plan.requires_grad):
             returned = self._apply(entry)
         else:
             results = self._run_forward(entry)
-            returned = [results[index] for index in self._returned]
-        if self._copy_back:
-            copy_back(self._copy_back, entry, returned)
-        if self._copy_back_unrecorded:
+            returned = [results[index] for index in plan.returned]
+        if plan.copy_back:
+            copy_back(plan.copy_back, entry, returned)
+        if plan.copy_back_unrecorded:
             with torch.no_grad():
-                copy_back(self._copy_back_unrecorded, entry, returned)
+                copy_back(plan.copy_back_unrecorded, entry, returned)
         return returned
 
     def _apply(self, entry: list[object]) -> tuple:
@@ -193,7 +243,7 @@ class TrainingCall:
                             "vmap, jacrev, ...): its backward is hopc's, not a formula torch.func can "
                             "transform; apply the transform to the eager program, or compute the "
                             "gradients with torch.autograd", _caller_location())
-        if self._all_tensors:  # unwrap_dead_wrappers's own test per argument costs about 1 us
+        if self.plan.all_tensors:  # unwrap_dead_wrappers's own test per argument costs about 1 us
             return _apply_function(self, *map(unwrap_if_dead, entry))
         return _apply_function(self, *unwrap_dead_wrappers(entry))
 
@@ -201,42 +251,44 @@ class TrainingCall:
         if not torch.is_grad_enabled():
             return
         for index, value in enumerate(entry):
-            if _requires_grad(value) and index not in self.forward_signature.requires_grad:
+            if _requires_grad(value) and index not in self.plan.requires_grad:
                 raise HopcError(f"argument {index} of @{self.forward_signature.name} requires grad, "
                                 f"but the module was not differentiated for it (it is not marked "
                                 f"{{hop.requires_grad}})", _caller_location())
 
     def run_forward(self, ctx: torch.autograd.function.FunctionCtx, entry: Sequence[object]) -> tuple:
         """The forward entry on ``entry``: keeps the saved values on ``ctx``, returns the Function's outputs."""
+        plan = self.plan
         results = self._run_forward(entry)
-        saved_tensors = [results[index] for index in self._saved_tensors]
-        if self._changed_arguments:
-            changed = {_storage(entry[argument]) for argument in self._changed_arguments}
+        saved_tensors = [results[index] for index in plan.saved_tensors]
+        if plan.changed_arguments:
+            changed = {_storage(entry[argument]) for argument in plan.changed_arguments}
             saved_tensors = [value.clone() if _storage(value) in changed else value for value in saved_tensors]
         ctx.save_for_backward(*saved_tensors)
-        ctx.saved_others = [results[index] for index in self._saved_others]
-        returned = [results[index] for index in self._returned]
-        if self._non_differentiable:
-            differentiable = {id(returned[position]) for position in self._differentiable}
-            for position in self._non_differentiable:  # marked apart from the same tensor as a differentiable one
+        ctx.saved_others = [results[index] for index in plan.saved_others]
+        returned = [results[index] for index in plan.returned]
+        if plan.non_differentiable:
+            differentiable = {id(returned[position]) for position in plan.differentiable}
+            for position in plan.non_differentiable:  # marked apart from the same tensor as a differentiable one
                 if id(returned[position]) in differentiable:
                     returned[position] = returned[position].detach()
-            ctx.mark_non_differentiable(*(returned[position] for position in self._non_differentiable
+            ctx.mark_non_differentiable(*(returned[position] for position in plan.non_differentiable
                                           if isinstance(returned[position], torch.Tensor)))
         return tuple(returned)
 
     def run_backward(self, ctx: torch.autograd.function.FunctionCtx, cotangents: Sequence[object]) -> tuple:
         """The backward entry on the saved values and ``cotangents``: None for the ``call``
         argument of ``_Differentiated``, then one gradient (or None) per entry argument."""
+        plan = self.plan
         if torch.is_grad_enabled():
             raise double_backward_unsupported()
         at_hand = [*ctx.saved_tensors, *ctx.saved_others]
-        for _, position in self._cotangents:
+        for _, position in plan.cotangents:
             cotangent = cotangents[position]
             at_hand.append(cotangent.contiguous() if isinstance(cotangent, torch.Tensor) else cotangent)
-        results = self._run_backward([at_hand[source] for source in self._backward_arguments])
+        results = self._run_backward([at_hand[source] for source in plan.backward_arguments])
         results.append(None)
-        return tuple([results[result] for result in self._gradients])
+        return tuple([results[result] for result in plan.gradients])
 
 
 class _Differentiated(torch.autograd.Function):

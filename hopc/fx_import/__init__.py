@@ -11,6 +11,7 @@ frontend applies; not how a program is captured, not the passes.
     importer.py         one FX graph -> one block; ATen calls and symbolic scalars
     capture_rules.py    the tables of what capture does per HOP kind
     hops/               one module per HOP kind: its import and its other capture rules
+    stand_ins/          what Dynamo traces in a PyTorch function's stead, per HOP kind (torch alone)
     aten_import.py      one ATen call -> one aten op (Note [wrapped numbers])
     shape_symbols.py    torch sizes -> expression text; hop.symbol declarations
     profiler_import.py  record_function ranges -> profiler ops

@@ -1,9 +1,15 @@
-"""What capture does per kind of PyTorch HOP: four rule tables that ``hopc.fx_import.hops`` fills.
+"""What capture does per kind of PyTorch HOP: four rule tables that ``hopc.fx_import.hops`` fills
+(``hopc.fx_import.stand_ins`` the last).
 
 Each kind's rules live in one module of ``hopc.fx_import.hops``, named after
 the kind, which registers them here (Note [rule tables] in
 ``hopc.ir.rule_table``); the stages below look a HOP up and name no kind, so
-a new HOP is captured by a new module there and by nothing else:
+a new HOP is captured by a new module there and by nothing else. A kind's
+Dynamo stand-in is the exception: it lives in ``hopc.fx_import.stand_ins``,
+under the kind's name, which imports torch alone, since every compile
+installs the stand-ins before Dynamo traces, one that the compile cache
+serves without importing any IR too (Note [imports of a cache hit] in
+``hopc.frontend.dynamo_backend``):
 
     HOP_IMPORTS         the importer (``GraphImporter``): a HOP call -> its region op
     TRAILING_ARGUMENTS  constant hoisting (``hopc.frontend.constant_hoisting``):
@@ -49,6 +55,6 @@ EAGER_ENTRY_POINTS: RuleTable[Callable[[], Sequence[EntryPoint]]] = RuleTable("d
 """HOP name -> a function giving every entry point through which a program enters the HOP outside
 Dynamo (Note [direct capture])."""
 
-DYNAMO_STAND_INS: RuleTable[Callable] = RuleTable("dynamo capture", packages=_KINDS)
+DYNAMO_STAND_INS: RuleTable[Callable] = RuleTable("dynamo capture", packages=("hopc.fx_import.stand_ins",))
 """PyTorch function -> what Dynamo traces in its stead in hopc's programs, with its signature
 (Note [Dynamo stand-ins are hopc's] in ``hopc.frontend.dynamo_capture``)."""

@@ -1,13 +1,19 @@
-"""Errors about an FX node hopc cannot import, located at the user's line that produced it."""
+"""Errors about an FX node hopc cannot import, located at the user's line that produced it.
+
+``first_paragraph`` serves every frontend error, a compile that the compile cache serves
+included, so this module imports no xDSL (Note [imports of a cache hit] in
+``hopc.frontend.dynamo_backend``): a node's location is read where an error is made.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-import torch.fx
-
-from hopc.fx_import.locations import node_location
 from hopc.ir.diagnostics import HopcError
+
+if TYPE_CHECKING:
+    import torch.fx
 
 
 def unsupported(node: torch.fx.Node, construct: str) -> HopcError:
@@ -16,6 +22,8 @@ def unsupported(node: torch.fx.Node, construct: str) -> HopcError:
     A node without a recorded line (PyTorch's own, such as an autocast switch)
     is located at the nearest node after it, else before it, that has one.
     """
+    from hopc.fx_import.locations import node_location
+
     location = node_location(node)
     for neighbour in (*_following(node), *_preceding(node)):
         if location is not None:

@@ -196,15 +196,15 @@ def _holds_the_hop(graph_module) -> bool:
 @pytest.fixture
 def hopc_modules(monkeypatch):
     """The captured-level modules hopc's Dynamo backend compiles, one per graph."""
-    from hopc.frontend import dynamo_backend
+    from hopc import driver  # the Dynamo backend imports compile_captured from it where it captures
 
-    modules, original = [], dynamo_backend.compile_captured
+    modules, original = [], driver.compile_captured
 
     def recording(module, *args, **kwargs):
         modules.append(module)
         return original(module, *args, **kwargs)
 
-    monkeypatch.setattr(dynamo_backend, "compile_captured", recording)
+    monkeypatch.setattr(driver, "compile_captured", recording)
     return modules
 
 

@@ -122,7 +122,7 @@ def test_recorded_graphs_finds_the_segments_of_a_generated_function(fake_pools):
 
 def test_the_search_reaches_a_compiled_programs_generated_call():
     import hopc
-    from hopc.backend.runtime.executors import GeneratedCall
+    from hopc.backend.runtime.generated_call import GeneratedCall
 
     compiled = hopc.compile(lambda x: x.sin() * 2, executor="aten")
     compiled(torch.randn(4))

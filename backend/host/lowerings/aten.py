@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import ArrayAttr
 from hopc.backend.host.codegen import HOST_LOWERINGS, HostBuilder
 from hopc.backend.host.names import FUNCTION, keyword_name
 from hopc.backend.host.public_functions import IN_PLACE_FUNCTIONS, PUBLIC_FUNCTIONS, WITHOUT_OUT
+from hopc.backend.host.recipes import operator_recipe
 from hopc.backend.runtime.planners.aten import mentions_symbols
 from hopc.dialects.aten import AtenOp
 from hopc.dialects.aten_schema import Argument
@@ -71,23 +72,28 @@ def _call(builder: HostBuilder, op_name: str | None, overload: torch._ops.OpOver
     """A call of ``op_name``'s public function where it has one (None: none wanted), else of
     ``overload``'s C++ callable."""
     public = PUBLIC_FUNCTIONS.get(op_name) if op_name is not None else None
-    callable_ = builder.bind(public if public is not None else getattr(overload, "_op", overload), FUNCTION)
+    if public is not None:
+        callable_ = builder.bind(public, FUNCTION)
+    else:
+        callable_ = builder.bind(getattr(overload, "_op", overload), FUNCTION, operator_recipe(overload))
     return f"{callable_}({', '.join(arguments)})"
 
 
 @HOST_LOWERINGS.register(AtenOp)
 def lower_aten(builder: HostBuilder, op: AtenOp) -> None:
-    """``v = f(...)``; a multi-result op unpacks torch's return value, flattened where it has lists."""
+    """``v = f(...)``; a multi-result op unpacks torch's return value, a list return into the op's
+    results as it is (``split``'s); with lists among several returns (no ATen op has one now),
+    the value flattened first."""
     call = call_source(builder, op)
-    returns = op.SCHEMA.returns
+    lists = [r.is_tensor_list for r in op.SCHEMA.returns]
     results = [builder.define(r) for r in op.results]
-    if results and len(returns) == 1 and not returns[0].is_tensor_list:
+    if results and lists == [False]:
         builder.emit(f"{results[0]} = {call}")
-    elif results and any(r.is_tensor_list for r in returns):
+    elif not results or lists == [True] or not any(lists):
+        builder.unpack(results, call)
+    else:
         flatten = builder.bind(functools.partial(flatten_returns, op.SCHEMA), FUNCTION)
         builder.unpack(results, f"{flatten}({call})")
-    else:
-        builder.unpack(results, call)
 
 
 @functools.cache

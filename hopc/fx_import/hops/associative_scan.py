@@ -9,7 +9,8 @@ tensors only. With ``"generic"``, what a CPU program uses, it runs
 slicing depend on the length, which Dynamo records op by op, so that a dynamic
 length cannot be captured and no region is left. So when Dynamo inlines
 ``associative_scan``, it traces ``traceable_associative_scan`` instead, this
-kind's stand-in (``DYNAMO_STAND_INS``, which ``hopc.frontend.dynamo_capture``
+kind's stand-in (``hopc.fx_import.stand_ins.associative_scan``: ``DYNAMO_STAND_INS``,
+which ``hopc.frontend.dynamo_capture``
 registers with ``torch.compiler.substitute_in_graph`` for both routes,
 ``hopc.capture`` and ``hopc.compile``): what PyTorch's pointwise mode does,
 for every mode: ``dim`` moved to 0 and flipped for ``reverse`` around the HOP
@@ -36,24 +37,15 @@ the entry points direct capture gives up at.
 
 from __future__ import annotations
 
-import functools
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import torch
 import torch.fx
-import torch.utils._pytree as pytree
-from torch._prims_common import canonicalize_dim
 
 from hopc.dialects import hop
-from hopc.fx_import.capture_rules import (
-    DYNAMO_STAND_INS,
-    EAGER_ENTRY_POINTS,
-    HOP_IMPORTS,
-    TRAILING_ARGUMENTS,
-    EntryPoint,
-)
+from hopc.fx_import.capture_rules import EAGER_ENTRY_POINTS, HOP_IMPORTS, TRAILING_ARGUMENTS, EntryPoint
 from hopc.fx_import.hops.shared import COMPILED_CALL, slice_types, types_of
 
 if TYPE_CHECKING:
@@ -83,25 +75,3 @@ def associative_scan_trailing_argument() -> int:
 @EAGER_ENTRY_POINTS.register("associative_scan")
 def associative_scan_entry_points() -> Sequence[EntryPoint]:
     return (COMPILED_CALL, (_ASSOCIATIVE_SCAN, "generic_associative_scan"))
-
-
-@DYNAMO_STAND_INS.register(_ASSOCIATIVE_SCAN.associative_scan)
-def traceable_associative_scan(combine_fn: Callable, xs: object, dim: int, reverse: bool = False,
-                               combine_mode: str = "pointwise") -> object:
-    """``associative_scan`` as Dynamo traces it in hopc's programs (Note [associative scan capture])."""
-    if combine_mode not in ("pointwise", "generic"):
-        raise ValueError(f"Combine_mode must either 'pointwise' or 'generic', but got {combine_mode}")
-    leaves, spec = pytree.tree_flatten(xs)
-    dim = canonicalize_dim(leaves[0].ndim, dim)
-    leaves = [torch.movedim(leaf, dim, 0) for leaf in leaves]
-    for leaf in leaves[1:]:
-        torch._check(leaf.size(0) == leaves[0].size(0), lambda: "associative_scan: xs differ in length along dim")
-    if reverse:
-        leaves = [torch.flip(leaf, [0]) for leaf in leaves]
-    combine = functools.partial(_ASSOCIATIVE_SCAN.wrap_combine_fn_flat, combine_fn=combine_fn,
-                                spec=spec, num_leaves=len(leaves))
-    # Dynamo gives the op's results the structure of ``xs`` (``spec``), as PyTorch's function returns them
-    scanned = _ASSOCIATIVE_SCAN.associative_scan_op(combine, leaves, additional_inputs=())
-    if reverse:
-        scanned = pytree.tree_map(lambda leaf: torch.flip(leaf, [0]), scanned)
-    return pytree.tree_map(lambda leaf: torch.movedim(leaf, 0, dim), scanned)
