@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-import sys
-import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from xdsl.dialects.func import FuncOp
@@ -24,9 +22,8 @@ from hopc.backend.host.codegen import HostBuilder, Line, Lowering
 from hopc.backend.host.names import FUNCTION, VALUE
 from hopc.backend.host.recipes import RELOCATION
 from hopc.backend.host.scalars import host_scalars
-from hopc.backend.interpreter import interpreter_error
 from hopc.backend.runtime.generated_call import compile_entry
-from hopc.backend.runtime.located_failures import LineFailure
+from hopc.backend.runtime.located_failures import LineFailure, relocate_at_lines
 from hopc.backend.runtime.plan import unshared_results
 from hopc.ir.diagnostics import location_of, op_name
 
@@ -59,7 +56,7 @@ class GeneratedFunction:
     def line_failures(self) -> dict[int, LineFailure]:
         """What a failure of each line of the source is reported as: its op's prefix and location
         (``relocate_at_lines``'s table, Note [executable entries] in ``hopc.compile_cache``)."""
-        return {line: (f"'{op_name(op)}' op", location_of(op)) for line, op in self.line_ops.items()}
+        return dict(_OpFailures(self.line_ops))
 
 
 _generated_count = itertools.count()
@@ -87,7 +84,7 @@ def generate_function(function: FuncOp, lower_launch: Lowering, device: str,
             builder.emit(f"return {returned}")
         builder.emit(f"except {builder.bind(FAILURES)}:")
         with builder.indented():
-            relocate = functools.partial(_relocate, filename, line_ops)
+            relocate = functools.partial(relocate_at_lines, filename, _OpFailures(line_ops))
             builder.emit(f"{builder.bind(relocate, FUNCTION, RELOCATION)}()")
             builder.emit("raise")
     outer = builder.names.fresh(FUNCTION)
@@ -99,13 +96,19 @@ def generate_function(function: FuncOp, lower_launch: Lowering, device: str,
     return GeneratedFunction(source, builder.names.namespace, outer, filename, line_ops, builder.names.recipes)
 
 
-def _relocate(filename: str, line_ops: dict[int, Operation]) -> None:
-    """Raises the failure being handled again, located at the op whose generated line raised it
-    (the innermost such line); returns where no generated line did."""
-    error = sys.exc_info()[1]
-    found = None
-    for frame, line in traceback.walk_tb(error.__traceback__):
-        if frame.f_code.co_filename == filename and line in line_ops:
-            found = line_ops[line]
-    if found is not None:
-        raise interpreter_error(found, f"failed: {error}") from error
+class _OpFailures(Mapping[int, LineFailure]):
+    """Line -> what its failure is reported as (``relocate_at_lines``' table), read from the line's op
+    when asked, which is only when a line fails."""
+
+    def __init__(self, line_ops: dict[int, Operation]):
+        self._line_ops = line_ops
+
+    def __getitem__(self, line: int) -> LineFailure:
+        op = self._line_ops[line]
+        return f"'{op_name(op)}' op", location_of(op)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._line_ops)
+
+    def __len__(self) -> int:
+        return len(self._line_ops)

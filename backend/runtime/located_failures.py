@@ -3,17 +3,18 @@
 ``InterpreterError`` is what a compiled program raises where it fails at run
 time (the reference interpreter's error too). Generated host code wraps its
 body so that a failing line raises again located (Note [generated host code]
-in ``hopc.backend.host.codegen``); a function generated in this process finds
-the op of each line in the IR, and one loaded from the compile cache (Note
-[executable entries] in ``hopc.compile_cache``) in ``relocate_at_lines``'s
-table, written from those ops when the entry was stored: the same message at
-the same location either way.
+in ``hopc.backend.host.codegen``), by ``relocate_at_lines``: a function
+generated in this process reads its table from the op of each line, one loaded
+from the compile cache (Note [executable entries] in ``hopc.compile_cache``)
+from the table written from those ops when the entry was stored: the same
+message at the same location either way.
 """
 
 from __future__ import annotations
 
 import sys
 import traceback
+from collections.abc import Mapping
 
 from hopc.ir.diagnostics import HopcError, Location
 
@@ -25,7 +26,7 @@ class InterpreterError(HopcError):
     """The program failed, or a value did not match its IR type, at run time."""
 
 
-def relocate_at_lines(filename: str, lines: dict[int, LineFailure]) -> None:
+def relocate_at_lines(filename: str, lines: Mapping[int, LineFailure]) -> None:
     """Raises the failure being handled again, located as ``lines`` says for the innermost line of
     ``filename`` that raised it; returns where no such line did."""
     error = sys.exc_info()[1]
