@@ -221,8 +221,9 @@ def _stores_calls(options: CompileOptions) -> bool:
     """Whether a graph's slot keeps its compiled call (Note [executable entries] in
     ``hopc.compile_cache``): not for a frozen call, which freezes at its first call, nor where the
     stages are to be shown (a report, printed IR or ``HOPC_LOGS``), which a loaded call skips."""
-    return not (options.freeze or options.report_dir is not None or options.print_ir_after_all
-                or os.environ.get("HOPC_LOGS"))
+    from hopc.driver_log import hopc_logs
+
+    return not (options.freeze or options.report_dir is not None or options.print_ir_after_all or hopc_logs())
 
 
 _DYNAMO_SOURCES = os.path.dirname(torch._dynamo.__file__) + os.sep

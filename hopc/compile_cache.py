@@ -119,6 +119,8 @@ CALL_HEADER = "hopc-compile-cache call 2"
 CALL_SUFFIX = ".hopc-call"
 CACHED_TEXT_FILENAME = "<hopc compile cache>"
 """The file name the parser gives a cached op that had no location (Note [safe cache entries])."""
+
+
 class CompileCacheWarning(UserWarning):
     """The compile cache could not be used for a frame, which compiles without it."""
 
@@ -220,15 +222,18 @@ class CacheSlot:
         if self.path is None:
             return None
         start = time.perf_counter()
-        body = self._read_body(self.call_path, CALL_HEADER)
-        if body is None:
+        read = self._read_body(self.call_path, CALL_HEADER)
+        if read is None:
             return None
         from hopc.backend.runtime.stored_call import call_from_record
 
+        guards, body = read
         try:
             call = call_from_record(json.loads(body), trailing)
         except (ValueError, KeyError, TypeError, AttributeError, SyntaxError) as error:
             self._unusable(self.call_path, f"it does not make a call ({type(error).__name__}: {error})")
+            return None
+        if not self._replayed(self.call_path, guards):
             return None
         COUNTS.hits += 1
         self.outcome = f"hit: {self.call_path.name}, loaded in {time.perf_counter() - start:.3f} s"
@@ -239,9 +244,9 @@ class CacheSlot:
         """Where the slot's executable entry is (Note [executable entries])."""
         return self.path.with_suffix(CALL_SUFFIX)
 
-    def _read_body(self, path: pathlib.Path, header: str) -> str | None:
-        """The body of the entry at ``path`` after its ``header``, key and checksum; None where
-        there is none and, warned about, where it is not one of this key."""
+    def _read_body(self, path: pathlib.Path, header: str) -> tuple[list[str], str] | None:
+        """The guards and the body of the entry at ``path`` after its ``header``, key and checksum;
+        None where there is none and, warned about, where it is not one of this key."""
         try:
             text = read_private_file(path)
         except (OSError, UnicodeDecodeError) as error:
@@ -257,19 +262,25 @@ class CacheSlot:
             guards = None
         if not isinstance(guards, list) or head != _entry_text(header, self.key, guards, body).partition("\n\n")[0]:
             return self._unusable(path, "its header or checksum does not match (a truncated or corrupt entry)")
+        return guards, body
+
+    def _replayed(self, path: pathlib.Path, guards: list[str]) -> bool:
+        """Whether the entry's ``guards`` were added to the frame (Note [replayed guards] in
+        ``hopc.compile_cache_key``), once the entry is otherwise usable; warned about where not."""
         problem = replay_guards(guards)
         if problem is not None:
-            return self._unusable(path, f"its guards cannot be added to the frame ({problem})")
-        return body
+            self._unusable(path, f"its guards cannot be added to the frame ({problem})")
+        return problem is None
 
     def _read(self) -> ModuleOp | None:
         """The module of the entry at ``path``; None where there is none, and, warned about, where
         it is not one of this key."""
-        body = self._read_body(self.path, ENTRY_HEADER)
-        if body is None:
+        read = self._read_body(self.path, ENTRY_HEADER)
+        if read is None:
             return None
         from hopc.dialects.verify import verify_module
 
+        guards, body = read
         try:
             module = parse_cached(body)
             verify_module(module)
@@ -278,7 +289,7 @@ class CacheSlot:
         if module_text(module) != body:
             return self._unusable(self.path, "the module it parses to prints otherwise (the printer and "
                                              "the parser disagree)")
-        return module
+        return module if self._replayed(self.path, guards) else None
 
     def _unusable(self, path: pathlib.Path, reason: str) -> None:
         """Warns that the entry at ``path`` is unusable for ``reason``; None, as no entry."""

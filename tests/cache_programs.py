@@ -18,3 +18,10 @@ def eager_cond(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     y = torch.cond(x.sum() > 0, lambda x: x.sin(), lambda x: x.cos(), (x,)) * 2
     y.sum().backward()
     return y.detach(), x.grad
+
+
+def cache_counts() -> tuple[int, int]:
+    """The compile cache's hits and misses in this process so far."""
+    from hopc.compile_cache import COUNTS
+
+    return COUNTS.hits, COUNTS.misses

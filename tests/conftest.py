@@ -38,3 +38,13 @@ def compile_cache_dir(monkeypatch, tmp_path) -> pathlib.Path:
     monkeypatch.setenv("HOPC_CACHE", "1")
     monkeypatch.setenv("HOPC_CACHE_DIR", str(directory))
     return directory
+
+
+@pytest.fixture
+def fresh_dynamo():
+    """Dynamo's caches emptied before and after the test: each compile in it is a frame's first."""
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()

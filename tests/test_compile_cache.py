@@ -15,7 +15,7 @@ import warnings
 import pytest
 import torch
 import torch.nn.functional as F
-from cache_programs import COND, TRAINING, eager_cond
+from cache_programs import COND, TRAINING, cache_counts, eager_cond
 
 import hopc
 from hopc import compile_cache, compile_cache_key, driver
@@ -24,16 +24,7 @@ from hopc.compile_cache import COUNTS, CacheSlot, CompileCacheWarning, cache_key
 from hopc.driver import CompileOptions
 from hopc.ir.diagnostics import HOPC_PACKAGES, HopcError
 
-
-@pytest.fixture(autouse=True)
-def fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
-
-
-def _counts() -> tuple[int, int]:
-    return COUNTS.hits, COUNTS.misses
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 def _train(text: str, x: torch.Tensor, **options: object) -> tuple[torch.Tensor, torch.Tensor]:
@@ -49,9 +40,9 @@ def _train(text: str, x: torch.Tensor, **options: object) -> tuple[torch.Tensor,
 
 def test_a_hit_trains_as_the_miss_without_running_the_host_stages(compile_cache_dir, monkeypatch):
     x = torch.randn(3, 4)
-    hits, misses = _counts()
+    hits, misses = cache_counts()
     miss = _train(TRAINING, x)
-    assert _counts() == (hits, misses + 1)
+    assert cache_counts() == (hits, misses + 1)
     (entry,) = compile_cache_dir.glob("*.hopc")
     assert "func.func @backward" in entry.read_text()
 
@@ -61,7 +52,7 @@ def test_a_hit_trains_as_the_miss_without_running_the_host_stages(compile_cache_
     monkeypatch.setattr(driver, "to_functional", not_run)
     monkeypatch.setattr(driver, "to_differentiated", not_run)
     hit = _train(TRAINING, x)
-    assert _counts() == (hits + 1, misses + 1)
+    assert cache_counts() == (hits + 1, misses + 1)
     for from_hit, from_miss, from_eager in zip(hit, miss, eager_cond(x), strict=True):
         assert torch.equal(from_hit, from_miss)
         torch.testing.assert_close(from_hit, from_eager)
@@ -74,7 +65,7 @@ def test_a_hit_runs_a_dynamo_frame_as_the_miss(compile_cache_dir, mode):
     model.train(mode != "freeze")
     grad = mode == "training"
     x = torch.randn(5, 4)
-    hits, misses = _counts()
+    hits, misses = cache_counts()
     runs = []
     for _ in range(2):
         torch._dynamo.reset()
@@ -85,7 +76,7 @@ def test_a_hit_runs_a_dynamo_frame_as_the_miss(compile_cache_dir, mode):
             out.sum().backward()
         runs.append([out.detach(), compiled_model[1].running_mean.clone(),
                      *(parameter.grad for parameter in compiled_model.parameters() if grad)])
-    assert _counts() == (hits + 1, misses + 1)
+    assert cache_counts() == (hits + 1, misses + 1)
     eager_model = copy.deepcopy(model)
     with torch.set_grad_enabled(grad):
         expected = eager_model(x)
@@ -111,13 +102,13 @@ def test_a_forward_of_one_result_that_saves_nothing_reads_back_and_hits(compile_
     """Its function's result attributes are all empty: left out, so that the entry reads back
     (xDSL prints ``-> (T)`` for an empty dictionary and parses it back without one)."""
     x = torch.randn(3, requires_grad=True)
-    hits, misses = _counts()
+    hits, misses = cache_counts()
     with warnings.catch_warnings():
         warnings.simplefilter("error", CompileCacheWarning)
         for _ in range(2):
             torch._dynamo.reset()
             hopc.compile(lambda t: t * 2)(x).sum().backward()
-    assert _counts() == (hits + 1, misses + 1)
+    assert cache_counts() == (hits + 1, misses + 1)
     torch.testing.assert_close(x.grad, torch.full((3,), 4.0))
 
 
@@ -148,12 +139,12 @@ def test_what_the_stages_read_is_in_the_key(monkeypatch):
 def test_a_changed_option_version_or_program_misses(compile_cache_dir, monkeypatch):
     x = torch.randn(3, 4)
     _train(TRAINING, x)
-    hits, misses = _counts()
+    hits, misses = cache_counts()
     _train(TRAINING, x, executor="aten")
     _train(TRAINING.replace("aten.sin", "aten.tanh"), x)
     monkeypatch.setattr(compile_cache_key, "versions", lambda: "hopc of another day")
     _train(TRAINING, x)
-    assert _counts() == (hits, misses + 3)
+    assert cache_counts() == (hits, misses + 3)
     assert len(list(compile_cache_dir.glob("*.hopc"))) == 4
 
 
@@ -173,7 +164,7 @@ def test_guards_the_stages_add_are_stored_and_replayed(compile_cache_dir, monkey
         return call
 
     monkeypatch.setattr(dynamo_backend, "graph_call", recording)
-    hits, misses = _counts()
+    hits, misses = cache_counts()
     results, value = [], torch.randn(3, 8)
     for _ in range(2):
         torch._dynamo.reset()
@@ -181,7 +172,7 @@ def test_guards_the_stages_add_are_stored_and_replayed(compile_cache_dir, monkey
         y = hopc.compile(lambda x: F.glu(x, 1), dynamic=True)(x)
         y.sum().backward()
         results.append((y.detach(), x.grad))
-    assert _counts() == (hits + 1, misses + 1)
+    assert cache_counts() == (hits + 1, misses + 1)
     (entry,) = compile_cache_dir.glob("*.hopc")
     guards_line = entry.read_text().split("\n")[2]
     assert guards_line.startswith("guards [") and "FloorDiv" in guards_line
@@ -233,20 +224,20 @@ def test_an_entry_that_does_not_read_back_is_a_located_warning_and_a_miss(compil
     x = torch.randn(3, 4)
     _train(TRAINING, x)
     monkeypatch.setattr(compile_cache, "parse_cached", disagreeing)
-    hits, misses = _counts()
+    hits, misses = cache_counts()
     with pytest.warns(CompileCacheWarning, match="the printer and the parser disagree") as caught:
         result = _train(TRAINING, x)
     assert caught[0].filename == __file__
-    assert _counts() == (hits, misses + 1)
+    assert cache_counts() == (hits, misses + 1)
     for got, expected in zip(result, eager_cond(x), strict=True):
         torch.testing.assert_close(got, expected)
 
 
 def test_the_cache_is_off_under_hopc_cache_0(compile_cache_dir, monkeypatch):
     monkeypatch.setenv("HOPC_CACHE", "0")
-    counts = _counts()
+    counts = cache_counts()
     _train(TRAINING, torch.randn(3, 4))
-    assert _counts() == counts and not compile_cache_dir.exists()
+    assert cache_counts() == counts and not compile_cache_dir.exists()
     monkeypatch.setenv("HOPC_CACHE", "yes")
     with pytest.raises(HopcError, match="HOPC_CACHE is 0 \\(no compile cache\\) or 1, not 'yes'"):
         _train(TRAINING, torch.randn(3, 4))
@@ -284,17 +275,17 @@ def test_a_corrupt_entry_is_a_located_warning_and_a_miss(compile_cache_dir, corr
     (entry,) = compile_cache_dir.glob("*.hopc")
     corrupt = CORRUPTIONS[corruption](entry, entry.read_text())
     entry.write_bytes(corrupt.encode("utf-8", errors="surrogateescape"))
-    hits, misses = _counts()
+    hits, misses = cache_counts()
     with pytest.warns(CompileCacheWarning, match="hopc ignores the compile cache entry") as caught:
         result = _train(TRAINING, x)
     assert caught[0].filename == __file__
-    assert _counts() == (hits, misses + 1)
+    assert cache_counts() == (hits, misses + 1)
     for got, expected in zip(result, eager_cond(x), strict=True):
         torch.testing.assert_close(got, expected)
     with warnings.catch_warnings():
         warnings.simplefilter("error", CompileCacheWarning)
         _train(TRAINING, x)  # the miss stored a whole entry again
-    assert _counts() == (hits + 1, misses + 1)
+    assert cache_counts() == (hits + 1, misses + 1)
 
 
 def test_an_entry_that_is_a_link_is_a_miss_and_replaced_not_followed(compile_cache_dir, tmp_path):
@@ -305,9 +296,9 @@ def test_an_entry_that_is_a_link_is_a_miss_and_replaced_not_followed(compile_cac
     victim.write_text("the user's own file")
     entry.unlink()
     entry.symlink_to(victim)
-    hits, misses = _counts()
+    hits, misses = cache_counts()
     _train(TRAINING, x)
-    assert _counts() == (hits, misses + 1)
+    assert cache_counts() == (hits, misses + 1)
     assert victim.read_text() == "the user's own file" and not entry.is_symlink()
 
 
@@ -316,11 +307,11 @@ def test_a_read_only_directory_serves_hits_and_warns_where_it_cannot_store(compi
     _train(TRAINING, x)
     compile_cache_dir.chmod(0o500)
     try:
-        hits, misses = _counts()
+        hits, misses = cache_counts()
         with warnings.catch_warnings():
             warnings.simplefilter("error", CompileCacheWarning)
             _train(TRAINING, x)
-        assert _counts() == (hits + 1, misses)
+        assert cache_counts() == (hits + 1, misses)
         if os.geteuid() == 0:  # root writes to a read-only directory all the same: say it cannot
             def refused(path, text):
                 raise PermissionError(errno.EACCES, "Permission denied", str(path))
@@ -341,11 +332,11 @@ def test_a_directory_of_another_user_is_refused_with_a_located_warning(compile_c
     else:  # only root can give a directory away: make this user another one instead
         user = os.getuid()
         monkeypatch.setattr(os, "getuid", lambda: user + 1)
-    counts = _counts()
+    counts = cache_counts()
     with pytest.warns(CompileCacheWarning, match="will not use the directory .*: it belongs to user id") as caught:
         result = _train(TRAINING, torch.ones(3, 4))
     assert caught[0].filename == __file__
-    assert _counts() == counts and not list(compile_cache_dir.iterdir())
+    assert cache_counts() == counts and not list(compile_cache_dir.iterdir())
     torch.testing.assert_close(result[0], eager_cond(torch.ones(3, 4))[0])
 
 

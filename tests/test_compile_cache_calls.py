@@ -18,12 +18,7 @@ from hopc.backend.runtime.executors import CPU_EXECUTORS
 from hopc.backend.runtime.located_failures import InterpreterError
 from hopc.compile_cache import CALL_SUFFIX, COUNTS, CompileCacheWarning
 
-
-@pytest.fixture(autouse=True)
-def fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 class Branches(torch.nn.Module):

@@ -6,23 +6,14 @@ from __future__ import annotations
 
 import pytest
 import torch
+from cache_programs import cache_counts
 
 import hopc
-from hopc.compile_cache import COUNTS
 from hopc.frontend import aten_lowering, dynamo_backend, dynamo_graph_key
 from hopc.frontend.dynamo_graph_key import graph_key_text
 from hopc.frontend.module_import import CONSTANT, EntryArgument
 
-
-@pytest.fixture(autouse=True)
-def fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
-
-
-def _counts() -> tuple[int, int]:
-    return COUNTS.hits, COUNTS.misses
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 def _program(source: str, lines_above: int = 0, **globals_: object):
@@ -46,9 +37,9 @@ def _train(function, x: torch.Tensor) -> list[torch.Tensor]:
 
 def test_a_hit_runs_without_the_capture_as_the_miss(compile_cache_dir, monkeypatch):
     function, x = _program(SINE), torch.randn(4, 3)
-    hits, misses = _counts()
+    hits, misses = cache_counts()
     miss = _train(function, x)
-    assert _counts() == (hits, misses + 1)
+    assert cache_counts() == (hits, misses + 1)
     assert len(list(compile_cache_dir.glob("*.hopc"))) == 2  # the captured module's entry and the graph's
 
     def not_run(*arguments):
@@ -56,7 +47,7 @@ def test_a_hit_runs_without_the_capture_as_the_miss(compile_cache_dir, monkeypat
 
     monkeypatch.setattr(aten_lowering, "lower_to_aten", not_run)  # imported by graph_call past the key
     hit = _train(function, x)
-    assert _counts() == (hits + 1, misses + 1)
+    assert cache_counts() == (hits + 1, misses + 1)
     for from_hit, from_miss in zip(hit, miss, strict=True):
         assert torch.equal(from_hit, from_miss)
     x = x.clone().requires_grad_()
@@ -147,7 +138,7 @@ def test_what_a_hit_could_not_rebuild_is_stored_only_by_the_captured_module(comp
     output is still the input's view, or the constant's product."""
     source = "def f(x):\n    x.mul_(2)\n    return x.view(-1)\n" if returns_a_view else SCALE
     function = _program(source)
-    hits, misses = _counts()
+    hits, misses = cache_counts()
     for _ in range(2):
         torch._dynamo.reset()
         x = torch.ones(2, 3)
@@ -157,5 +148,5 @@ def test_what_a_hit_could_not_rebuild_is_stored_only_by_the_captured_module(comp
             assert y._base is x and torch.equal(x, torch.full((2, 3), 2.0))
         else:
             torch.testing.assert_close(y, torch.sin(x) * torch.tensor([1.0, 2.0, 3.0]))
-    assert _counts() == (hits + 1, misses + 1)
+    assert cache_counts() == (hits + 1, misses + 1)
     assert len(list(compile_cache_dir.glob("*.hopc"))) == 1
